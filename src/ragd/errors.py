@@ -1,0 +1,67 @@
+"""One exception hierarchy for ragd.
+
+Every error a user can cause derives from :class:`RagdError` and carries an
+``exit_code``: 2 for usage or input mistakes, 1 for runtime failures. The CLI
+prints ``str(error)`` as one line and exits with that code; no traceback.
+"""
+
+from __future__ import annotations
+
+
+class RagdError(Exception):
+    """Base of every ragd error."""
+
+    exit_code = 1
+
+
+class UsageError(RagdError):
+    """The caller asked for something that cannot be done as asked."""
+
+    exit_code = 2
+
+
+class ConfigError(UsageError):
+    """A setting is missing, unknown or out of range."""
+
+
+class InvalidQueryError(UsageError, ValueError):
+    """A query is empty, too long or otherwise unusable."""
+
+
+class InvalidDocumentError(UsageError, ValueError):
+    """A document cannot be loaded or chunked; the message names file, line and field."""
+
+    def __init__(self, message: str, *, source: str | None = None, line: int | None = None,
+                 field: str | None = None) -> None:
+        where = []
+        if source:
+            where.append(str(source))
+        if line is not None:
+            where.append(f"line {line}")
+        if field:
+            where.append(f"field {field!r}")
+        super().__init__(f"{': '.join([', '.join(where), message]) if where else message}")
+        self.source = source
+        self.line = line
+        self.field = field
+        self.reason = message
+
+
+class DocumentTooLargeError(InvalidDocumentError):
+    """A document is larger than the configured ``max_document_bytes``."""
+
+
+class UnknownCollectionError(UsageError, LookupError):
+    """A collection name that the store does not hold."""
+
+
+class EmbedModelMismatchError(UsageError):
+    """A collection is bound to one embedding model and was opened with another."""
+
+
+class StoreError(RagdError):
+    """The store failed at run time (I/O, locking, corrupt file, lost server)."""
+
+
+class EmbedderError(RagdError):
+    """An embedder failed at run time (model file, remote endpoint)."""

@@ -1,0 +1,66 @@
+"""The index block: chunks + embeddings into a store, one atomic write per document.
+
+``index`` is the canonical API (spec §2.2): it takes chunks, embeds what
+changed and upserts it. ``write_documents`` is the primitive both it and the
+ingest pipeline use: embed many documents' chunks in one batch (the model is
+the bottleneck), then write each document in its own transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..collection import Collection
+from ..ids import canonical_json, sha256_hex
+from ..stores import DocumentRecord
+from ..types import Chunk
+
+
+def chunks_hash(chunks: Sequence[Chunk]) -> str:
+    """Content hash of a document's chunk list (ids, text, context, tags, metadata)."""
+    return sha256_hex(canonical_json([
+        [c.chunk_index, c.chunk_id, c.context, list(c.tags), dict(c.metadata), c.section_id,
+         c.parent_id, c.kind, c.page] for c in chunks]))
+
+
+def write_documents(store: Collection,
+                    items: Sequence[tuple[DocumentRecord, Sequence[Chunk]]]) -> int:
+    """Embed the chunks of every item at once, then upsert each document atomically.
+
+    Returns the number of chunks written.
+    """
+    texts = [c.search_text for _, chunks in items for c in chunks]
+    vectors = (store.embedder.embed_documents(texts) if texts
+               else np.zeros((0, store.embedder.dims), dtype=np.float32))
+    offset = 0
+    for record, chunks in items:
+        store.store.upsert_document(store.name, record, chunks,
+                                    vectors[offset:offset + len(chunks)])
+        offset += len(chunks)
+    return offset
+
+
+def index(chunks: Sequence[Chunk], store: Collection) -> dict[str, Any]:
+    """Upsert ``chunks`` (grouped by doc_id) with their embeddings; idempotent.
+
+    A document whose chunks are unchanged since the last call is skipped.
+    Returns counts: documents, chunks, written_documents, written_chunks, unchanged.
+    """
+    by_doc: dict[str, list[Chunk]] = {}
+    for c in chunks:
+        by_doc.setdefault(c.doc_id, []).append(c)
+    todo: list[tuple[DocumentRecord, Sequence[Chunk]]] = []
+    unchanged = 0
+    for doc_id, doc_chunks in by_doc.items():
+        doc_chunks.sort(key=lambda c: c.chunk_index)
+        digest = chunks_hash(doc_chunks)
+        old = store.store.get_document(store.name, doc_id)
+        if old is not None and old.content_hash == digest:
+            unchanged += 1
+            continue
+        todo.append((DocumentRecord(doc_id=doc_id, content_hash=digest), doc_chunks))
+    written = write_documents(store, todo)
+    return {"documents": len(by_doc), "chunks": len(chunks), "written_documents": len(todo),
+            "written_chunks": written, "unchanged": unchanged}

@@ -1,0 +1,59 @@
+"""The retrieve block: query → candidate lists (vector, lexical) → filters → fusion.
+
+Filters are applied inside each store search, so every candidate list is
+already filtered and a selective filter still yields up to ``pool`` results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from ..collection import Collection
+from ..stores import Hit, StoredChunk
+from ..text import query_terms
+from ..types import Candidate, Plan
+from .fusion import fuse
+from .query import validate_query
+
+
+def _candidates(hits: Sequence[Hit], chunks: dict, source: str) -> list[Candidate]:
+    out = []
+    for rank, hit in enumerate(hits, start=1):
+        stored: StoredChunk | None = chunks.get(hit.key)
+        if stored is None:  # deleted between search and fetch
+            continue
+        c = stored.chunk
+        out.append(Candidate(
+            doc_id=c.doc_id, chunk_index=c.chunk_index, text=c.text, score=hit.score,
+            rank=rank, chunk_id=c.chunk_id, context=c.context, title=stored.title, tags=c.tags,
+            metadata=c.metadata, section_id=c.section_id, parent_id=c.parent_id, kind=c.kind,
+            page=c.page, **{f"{source}_score": hit.score, f"{source}_rank": rank}))
+    return out
+
+
+def candidate_lists(query: str, plan: Plan, store: Collection) -> dict[str, list[Candidate]]:
+    """The filtered candidate lists the plan's mode asks for, each best first."""
+    query = validate_query(query)
+    hits: dict[str, list[Hit]] = {}
+    if plan.mode in ("vector", "hybrid"):
+        vector = store.embedder.embed_query(query)
+        hits["vector"] = store.store.vector_search(store.name, vector, plan.pool, plan.filters)
+    if plan.mode in ("lexical", "hybrid"):
+        hits["lexical"] = store.store.lexical_search(store.name, query_terms(query), plan.pool,
+                                                     plan.filters)
+    keys = [h.key for lst in hits.values() for h in lst]
+    chunks = store.store.get_chunks(store.name, keys) if keys else {}
+    return {name: _candidates(lst, chunks, name) for name, lst in hits.items()}
+
+
+def retrieve(query: str, plan: Plan | None, store: Collection) -> list[Candidate]:
+    """Ranked candidates for ``query`` from ``store`` (a collection handle) under ``plan``."""
+    plan = plan or Plan()
+    lists = candidate_lists(query, plan, store)
+    if plan.mode == "hybrid":
+        params = {"k": plan.rrf_k} if plan.fusion == "rrf" else {"weights": dict(plan.weights)}
+        ranked = fuse(lists, plan.fusion, params)
+    else:
+        ranked = [replace(c, rank=i + 1) for i, c in enumerate(lists[plan.mode])]
+    return ranked[:plan.k]

@@ -1,0 +1,45 @@
+"""Stores behind one protocol, opened by location: a directory or ``.sqlite`` file (embedded)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from ..errors import UsageError
+from .base import CollectionInfo, DocumentRecord, Hit, Store, StoredChunk, rank_hits
+from .sqlite import SQLiteStore
+
+SQLITE_FILENAME = "ragd.sqlite"
+
+_URL_OPENERS: dict[str, Callable[[str], Store]] = {}
+
+
+def register_store_scheme(scheme: str, opener: Callable[[str], Store]) -> None:
+    """Make ``open_store("<scheme>://...")`` call ``opener(url)``."""
+    _URL_OPENERS[scheme] = opener
+
+
+def open_store(location: str | Path) -> Store:
+    """Open (creating if needed) the store at ``location``.
+
+    A URL ``scheme://...`` goes to the backend registered for that scheme; a
+    path ending in ``.sqlite``/``.db`` is a SQLite file; any other path is a
+    directory that holds ``ragd.sqlite``.
+    """
+    text = str(location)
+    if "://" in text:
+        scheme = text.split("://", 1)[0].lower()
+        if scheme not in _URL_OPENERS:
+            raise UsageError(f"unsupported store URL scheme {scheme!r} in {text!r} "
+                             f"(supported: a path{''.join(', ' + s + '://' for s in sorted(_URL_OPENERS))})")
+        return _URL_OPENERS[scheme](text)
+    path = Path(text).expanduser()
+    if path.suffix.lower() in (".sqlite", ".sqlite3", ".db"):
+        return SQLiteStore(path)
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"store path {path} exists and is not a directory or a .sqlite file")
+    return SQLiteStore(path / SQLITE_FILENAME)
+
+
+__all__ = ["CollectionInfo", "DocumentRecord", "Hit", "SQLiteStore", "Store", "StoredChunk",
+           "open_store", "rank_hits", "register_store_scheme"]

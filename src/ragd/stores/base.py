@@ -1,0 +1,122 @@
+"""The Store protocol: what every backend (SQLite, PostgreSQL) must do, and its records.
+
+A store holds named collections. Each collection is bound to one embedding
+model and dimension; documents are written whole (all chunks and embeddings
+in one transaction) and searched by vector or by lexical terms. Rankings are
+returned as :class:`Hit` lists ordered by score, ties by (doc_id, chunk_index).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from ..types import Chunk, Filters
+
+Key = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class CollectionInfo:
+    """A collection and the model it is bound to."""
+
+    name: str
+    embed_model: str
+    embed_dims: int
+    config: Mapping[str, Any] = field(default_factory=dict)
+    created_at: str = ""
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """What the store keeps about a document besides its chunks."""
+
+    doc_id: str
+    content_hash: str
+    title: str = ""
+    source: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    version: int = 1
+    ingested_at: str = ""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One ranked result of a store search."""
+
+    doc_id: str
+    chunk_index: int
+    score: float
+
+    @property
+    def key(self) -> Key:
+        return (self.doc_id, self.chunk_index)
+
+
+@dataclass(frozen=True)
+class StoredChunk:
+    """A chunk as read back, with its document's title."""
+
+    chunk: Chunk
+    title: str = ""
+
+
+def rank_hits(hits: Sequence[Hit], limit: int) -> list[Hit]:
+    """Best first; ties by (doc_id, chunk_index) ascending; at most ``limit``."""
+    return sorted(hits, key=lambda h: (-h.score, h.doc_id, h.chunk_index))[:limit]
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A backend holding collections of chunks with embeddings and a lexical index."""
+
+    url: str
+
+    def create_collection(self, name: str, embed_model: str, embed_dims: int,
+                          config: Mapping[str, Any]) -> CollectionInfo:
+        """Create ``name``; an existing one is returned if bound to the same model, else
+        EmbedModelMismatchError naming both."""
+        ...
+
+    def get_collection(self, name: str) -> CollectionInfo:
+        """The collection, or UnknownCollectionError."""
+        ...
+
+    def list_collections(self) -> list[CollectionInfo]: ...
+
+    def drop_collection(self, name: str) -> None: ...
+
+    def get_document(self, collection: str, doc_id: str) -> DocumentRecord | None: ...
+
+    def list_documents(self, collection: str) -> list[DocumentRecord]: ...
+
+    def upsert_document(self, collection: str, record: DocumentRecord,
+                        chunks: Sequence[Chunk], embeddings: np.ndarray) -> None:
+        """Replace the document and all its chunks atomically (all or nothing)."""
+        ...
+
+    def delete_document(self, collection: str, doc_id: str) -> bool:
+        """Remove a document and its chunks; False when it was not there."""
+        ...
+
+    def vector_search(self, collection: str, query: np.ndarray, limit: int,
+                      filters: Filters = Filters()) -> list[Hit]:
+        """Top ``limit`` chunks by cosine similarity (score = cosine)."""
+        ...
+
+    def lexical_search(self, collection: str, terms: Sequence[str], limit: int,
+                       filters: Filters = Filters()) -> list[Hit]:
+        """Top ``limit`` chunks matching any of ``terms`` (score: higher is better)."""
+        ...
+
+    def get_chunks(self, collection: str, keys: Sequence[Key]) -> dict[Key, StoredChunk]: ...
+
+    def iter_chunks(self, collection: str) -> Iterator[tuple[Chunk, np.ndarray]]:
+        """Every chunk with its embedding, ordered by (doc_id, chunk_index)."""
+        ...
+
+    def stats(self, collection: str) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,62 @@
+-- ragd embedded store, schema version 1 (DESIGN §3). Lexical indexes are
+-- per-collection FTS5 tables named fts_<collection id>, created with the collection.
+CREATE TABLE IF NOT EXISTS ragd_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS collections (
+    id           INTEGER PRIMARY KEY,
+    name         TEXT NOT NULL UNIQUE,
+    embed_model  TEXT NOT NULL,
+    embed_dims   INTEGER NOT NULL CHECK (embed_dims > 0),
+    config       TEXT NOT NULL DEFAULT '{}',
+    created_at   TEXT NOT NULL,
+    data_version INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE IF NOT EXISTS documents (
+    collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    doc_id        TEXT NOT NULL,
+    title         TEXT NOT NULL DEFAULT '',
+    source        TEXT NOT NULL DEFAULT '',
+    metadata      TEXT NOT NULL DEFAULT '{}',
+    content_hash  TEXT NOT NULL,
+    version       INTEGER NOT NULL DEFAULT 1,
+    ingested_at   TEXT NOT NULL,
+    PRIMARY KEY (collection_id, doc_id)
+);
+
+-- AUTOINCREMENT: a rowid is never reused, so the in-memory vector cache can
+-- apply many writes' deltas at once by rowid.
+CREATE TABLE IF NOT EXISTS chunks (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    collection_id INTEGER NOT NULL,
+    doc_id        TEXT NOT NULL,
+    chunk_index   INTEGER NOT NULL CHECK (chunk_index >= 0),
+    chunk_id      TEXT NOT NULL,
+    section_id    TEXT,
+    parent_id     TEXT,
+    kind          TEXT NOT NULL DEFAULT 'chunk',
+    context       TEXT NOT NULL DEFAULT '',
+    text          TEXT NOT NULL,
+    tags          TEXT NOT NULL DEFAULT '[]',
+    metadata      TEXT NOT NULL DEFAULT '{}',
+    tokens        INTEGER NOT NULL DEFAULT 0,
+    start_offset  INTEGER,
+    end_offset    INTEGER,
+    page          INTEGER,
+    embedding     BLOB NOT NULL,
+    UNIQUE (collection_id, doc_id, chunk_index),
+    FOREIGN KEY (collection_id, doc_id)
+        REFERENCES documents(collection_id, doc_id) ON DELETE CASCADE
+);
+
+CREATE TABLE IF NOT EXISTS chunk_tags (
+    chunk_rowid   INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    collection_id INTEGER NOT NULL,
+    tag           TEXT NOT NULL,
+    PRIMARY KEY (chunk_rowid, tag)
+) WITHOUT ROWID;
+
+CREATE INDEX IF NOT EXISTS chunk_tags_by_tag ON chunk_tags (collection_id, tag, chunk_rowid);

@@ -1,0 +1,252 @@
+"""Core value types: frozen dataclasses shared by every block.
+
+``Chunk`` and ``Candidate`` follow the canonical spec (§2.1): a chunk is the
+retrieval unit, a candidate is a chunk returned by retrieval with its scores.
+Both keep ``text`` as the field and expose the spec's ``content`` as an alias.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal, Mapping
+
+from .errors import UsageError
+from .ids import chunk_id as _chunk_id
+
+Mode = Literal["vector", "lexical", "hybrid"]
+FusionMethod = Literal["rrf", "weighted"]
+
+MODES: tuple[str, ...] = ("vector", "lexical", "hybrid")
+FUSION_METHODS: tuple[str, ...] = ("rrf", "weighted")
+CHUNKERS: tuple[str, ...] = ("auto", "canonical", "markdown")
+
+
+def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(value or {}))
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A timed piece of text (a transcript line): chunking input with times in seconds."""
+
+    text: str
+    t_start: float
+    t_end: float
+
+
+@dataclass(frozen=True)
+class ChunkPolicy:
+    """How a document is cut into chunks.
+
+    ``target_tokens`` is the size a chunk aims for (and, for Markdown, the limit
+    under which a document or section stays whole); ``overlap_tokens`` how much
+    of the previous chunk the next one repeats (canonical policy only);
+    ``max_chars`` a hard ceiling no chunk ever exceeds. ``chunker`` picks the
+    policy: ``auto`` uses ``markdown`` for Markdown documents, else ``canonical``.
+    """
+
+    target_tokens: int = 200
+    overlap_tokens: int = 32
+    max_chars: int = 2000
+    chunker: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.target_tokens < 8:
+            raise UsageError(f"target_tokens must be >= 8, got {self.target_tokens}")
+        if not 0 <= self.overlap_tokens < self.target_tokens:
+            raise UsageError(
+                f"overlap_tokens must be >= 0 and < target_tokens ({self.target_tokens}), "
+                f"got {self.overlap_tokens}")
+        if self.max_chars < 64:
+            raise UsageError(f"max_chars must be >= 64, got {self.max_chars}")
+        if self.chunker not in CHUNKERS:
+            raise UsageError(f"unknown chunker {self.chunker!r}; choose one of {', '.join(CHUNKERS)}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"target_tokens": self.target_tokens, "overlap_tokens": self.overlap_tokens,
+                "max_chars": self.max_chars, "chunker": self.chunker}
+
+
+@dataclass(frozen=True)
+class Document:
+    """A loaded document, before chunking.
+
+    ``text`` is the normalised body; ``segments`` replaces it for timed input.
+    ``format`` tells the chunker what it is (``text``, ``markdown``, ``segments``).
+    ``source`` says where it came from (a path, a JSONL line) for error messages.
+    """
+
+    doc_id: str
+    text: str = ""
+    title: str = ""
+    source: str = ""
+    format: str = "text"
+    tags: tuple[str, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    segments: tuple[Segment, ...] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metadata", _frozen_mapping(self.metadata))
+        object.__setattr__(self, "tags", tuple(self.tags))
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The retrieval unit: a span of one document with a stable index and id.
+
+    ``context`` (a heading path such as "Title > Section > Sub", or the document
+    title) is indexed and embedded together with ``text`` but is not part of it.
+    """
+
+    doc_id: str
+    chunk_index: int
+    text: str
+    chunk_id: str = ""
+    context: str = ""
+    tags: tuple[str, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    tokens: int = 0
+    start_offset: int | None = None
+    end_offset: int | None = None
+    section_id: str | None = None
+    parent_id: str | None = None
+    kind: str = "chunk"
+    page: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metadata", _frozen_mapping(self.metadata))
+        object.__setattr__(self, "tags", tuple(self.tags))
+        if not self.chunk_id:
+            object.__setattr__(self, "chunk_id", _chunk_id(self.doc_id, self.chunk_index, self.text))
+
+    @property
+    def content(self) -> str:
+        """The spec's name for ``text``."""
+        return self.text
+
+    @property
+    def search_text(self) -> str:
+        """What is embedded and indexed: the context line, then the text."""
+        return f"{self.context}\n\n{self.text}" if self.context else self.text
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.doc_id, self.chunk_index)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A chunk returned by retrieval, with the scores and ranks that put it there.
+
+    ``score``/``rank`` are the final ones (fused in hybrid mode, 1-based rank);
+    ``vector_*`` and ``lexical_*`` are those of each candidate list it was in
+    (``None`` when absent from that list).
+    """
+
+    doc_id: str
+    chunk_index: int
+    text: str
+    score: float
+    rank: int = 0
+    chunk_id: str = ""
+    context: str = ""
+    title: str = ""
+    tags: tuple[str, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    section_id: str | None = None
+    parent_id: str | None = None
+    kind: str = "chunk"
+    page: int | None = None
+    vector_score: float | None = None
+    vector_rank: int | None = None
+    lexical_score: float | None = None
+    lexical_rank: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metadata", _frozen_mapping(self.metadata))
+        object.__setattr__(self, "tags", tuple(self.tags))
+
+    @property
+    def content(self) -> str:
+        """The spec's name for ``text``."""
+        return self.text
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.doc_id, self.chunk_index)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form (the CLI's ``--json`` and the service adapters)."""
+        return {
+            "rank": self.rank, "doc_id": self.doc_id, "chunk_index": self.chunk_index,
+            "chunk_id": self.chunk_id, "score": self.score,
+            "vector_score": self.vector_score, "vector_rank": self.vector_rank,
+            "lexical_score": self.lexical_score, "lexical_rank": self.lexical_rank,
+            "title": self.title, "context": self.context, "section_id": self.section_id,
+            "parent_id": self.parent_id, "kind": self.kind, "page": self.page,
+            "tags": list(self.tags), "metadata": dict(self.metadata), "text": self.text,
+        }
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Candidate filters of the canonical spec (§4.4).
+
+    ``tags_any``: the chunk has at least one of these tags; ``tags_all``: it has
+    every one; ``metadata``: each top-level key equals the given JSON value.
+    """
+
+    tags_any: tuple[str, ...] = ()
+    tags_all: tuple[str, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tags_any", tuple(self.tags_any))
+        object.__setattr__(self, "tags_all", tuple(self.tags_all))
+        object.__setattr__(self, "metadata", _frozen_mapping(self.metadata))
+
+    def __bool__(self) -> bool:
+        return bool(self.tags_any or self.tags_all or self.metadata)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to retrieve: how many, from which candidate lists, fused how, filtered how.
+
+    Defaults are the canonical spec's (§4): k 12, pool 50, hybrid, RRF k=60.
+    ``weights`` apply to ``weighted`` fusion (min-max normalised scores).
+    """
+
+    k: int = 12
+    pool: int = 50
+    mode: str = "hybrid"
+    fusion: str = "rrf"
+    rrf_k: int = 60
+    weights: Mapping[str, float] = field(
+        default_factory=lambda: {"vector": 0.5, "lexical": 0.5})
+    tags_any: tuple[str, ...] = ()
+    tags_all: tuple[str, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise UsageError(f"k must be >= 1, got {self.k}")
+        if self.pool < 1:
+            raise UsageError(f"pool must be >= 1, got {self.pool}")
+        if self.mode not in MODES:
+            raise UsageError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
+        if self.fusion not in FUSION_METHODS:
+            raise UsageError(
+                f"unknown fusion {self.fusion!r}; choose one of {', '.join(FUSION_METHODS)}")
+        if self.rrf_k < 0:
+            raise UsageError(f"rrf_k must be >= 0, got {self.rrf_k}")
+        object.__setattr__(self, "pool", max(self.pool, self.k))
+        object.__setattr__(self, "weights", _frozen_mapping(self.weights))
+        object.__setattr__(self, "tags_any", tuple(self.tags_any))
+        object.__setattr__(self, "tags_all", tuple(self.tags_all))
+        object.__setattr__(self, "metadata", _frozen_mapping(self.metadata))
+
+    @property
+    def filters(self) -> Filters:
+        return Filters(self.tags_any, self.tags_all, self.metadata)

@@ -1,0 +1,106 @@
+"""retrieve(): modes, per-list scores, filters, plan validation, query validation, determinism."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragd import Document, InvalidQueryError, Plan, UsageError, compress, rerank, retrieve
+from ragd.ingest.pipeline import ingest_documents
+
+DOCS = [
+    Document("ear-1", "A license is required to export items subject to the EAR.",
+             tags=("ear",), metadata={"kind": "regulation"}),
+    Document("ear-2", "Export of items without a licence is allowed under a license exception.",
+             tags=("ear",), metadata={"kind": "regulation"}),
+    Document("ipc-1", "Cheating is punished. The punishment for theft is imprisonment.",
+             tags=("ipc",), metadata={"kind": "statute"}),
+    Document("pol-1", "Audit logs must be retained for 400 days.", tags=("policy",),
+             metadata={"kind": "policy"}),
+    Document("pol-2", "Session tokens must be invalidated at logout.", tags=("policy",),
+             metadata={"kind": "policy"}),
+]
+
+
+@pytest.fixture
+def coll(toy_collection):
+    ingest_documents(DOCS, toy_collection)
+    return toy_collection
+
+
+def test_hybrid_carries_both_lists_and_fuses_with_rrf(coll):
+    results = retrieve("export license items", Plan(k=3), coll)
+    assert [c.doc_id for c in results][:2] == ["ear-1", "ear-2"]
+    top = results[0]
+    assert top.vector_rank == 1 and top.lexical_rank is not None
+    assert top.score == pytest.approx(1 / (60 + top.vector_rank) + 1 / (60 + top.lexical_rank))
+    assert [c.rank for c in results] == [1, 2, 3]
+    assert len(results) == 3
+
+
+def test_single_modes(coll):
+    lexical = retrieve("audit logs", Plan(mode="lexical"), coll)
+    assert lexical[0].doc_id == "pol-1" and lexical[0].vector_rank is None
+    assert lexical[0].score == lexical[0].lexical_score
+    vector = retrieve("punishment theft", Plan(mode="vector", k=2), coll)
+    assert vector[0].doc_id == "ipc-1" and vector[0].lexical_rank is None
+    assert vector[0].score == pytest.approx(vector[0].vector_score)
+
+
+def test_weighted_fusion_plan(coll):
+    results = retrieve("session tokens logout", Plan(fusion="weighted",
+                                                     weights={"vector": 1.0, "lexical": 0.0}), coll)
+    assert results[0].doc_id == "pol-2"
+    assert results[0].score == pytest.approx(1.0)
+
+
+def test_filters_apply_before_the_cut(coll):
+    only_policy = retrieve("export license", Plan(tags_any=("policy",)), coll)
+    assert {c.doc_id for c in only_policy} <= {"pol-1", "pol-2"}
+    statute = retrieve("punishment", Plan(metadata={"kind": "statute"}), coll)
+    assert [c.doc_id for c in statute] == ["ipc-1"]
+    assert retrieve("export", Plan(tags_all=("ear", "policy")), coll) == []
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n\t", "x" * 2001])
+def test_invalid_queries(coll, query):
+    with pytest.raises(InvalidQueryError):
+        retrieve(query, Plan(), coll)
+
+
+def test_query_of_exactly_the_limit_is_accepted(coll):
+    assert isinstance(retrieve("export " * 285, Plan(), coll), list)
+
+
+@pytest.mark.parametrize("query", ['export AND "license', "NEAR(export license)", "col:export*",
+                                   '"""', "-export", "export OR", "^export", "(((", "*"])
+def test_fts_syntax_in_queries_is_literal(coll, query):
+    results = retrieve(query, Plan(), coll)
+    if "export" in query:
+        assert results[0].doc_id in ("ear-1", "ear-2")
+
+
+@pytest.mark.parametrize("kwargs", [{"k": 0}, {"pool": 0}, {"mode": "semantic"},
+                                    {"fusion": "borda"}, {"rrf_k": -1}])
+def test_bad_plans(kwargs):
+    with pytest.raises(UsageError):
+        Plan(**kwargs)
+
+
+def test_pool_is_at_least_k():
+    assert Plan(k=80, pool=50).pool == 80
+
+
+def test_same_store_same_ranking(coll):
+    first = retrieve("export items license", Plan(), coll)
+    second = retrieve("export items license", Plan(), coll)
+    assert first == second
+
+
+def test_rerank_passthrough_and_compress(coll):
+    results = retrieve("audit logs retained", Plan(k=2), coll)
+    assert rerank("audit logs retained", results) == results
+    with pytest.raises(UsageError):
+        rerank("q", results, model="cross-encoder")
+    windows = compress("audit logs retained", results)
+    assert windows[0]["doc_id"] == results[0].doc_id
+    assert "retained" in windows[0]["text"] and "logs" in windows[0]["matched_terms"]

@@ -1,0 +1,193 @@
+"""The Store protocol's behaviour, held to one contract on every backend."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from helpers import inject_write_failure
+from ragd.errors import EmbedModelMismatchError, StoreError, UnknownCollectionError
+from ragd.stores import DocumentRecord, open_store
+from ragd.types import Chunk, Filters
+
+
+def unit(*values: float) -> np.ndarray:
+    v = np.array(values, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def write(store, doc_id: str, texts: list[str], vectors: list[np.ndarray], *, tags=(),
+          metadata=None, digest="h1", collection="c") -> list[Chunk]:
+    chunks = [Chunk(doc_id=doc_id, chunk_index=i, text=t, tags=tags, metadata=metadata or {},
+                    context=f"ctx {doc_id}", tokens=len(t.split()), start_offset=0,
+                    end_offset=len(t), section_id=f"S-{doc_id}", kind="chunk")
+              for i, t in enumerate(texts)]
+    store.upsert_document(collection, DocumentRecord(doc_id=doc_id, content_hash=digest,
+                                                     title=f"Title {doc_id}"),
+                          chunks, np.stack(vectors) if vectors else np.zeros((0, 3), np.float32))
+    return chunks
+
+
+@pytest.fixture
+def coll(store):
+    store.create_collection("c", "test-model", 3, {"note": "x"})
+    return store
+
+
+def test_collection_binding_and_errors(coll):
+    info = coll.get_collection("c")
+    assert (info.embed_model, info.embed_dims, dict(info.config)) == ("test-model", 3, {"note": "x"})
+    assert coll.create_collection("c", "test-model", 3, {}).name == "c"  # same model: reopened
+    with pytest.raises(EmbedModelMismatchError) as exc:
+        coll.create_collection("c", "other-model", 5, {})
+    assert "test-model" in str(exc.value) and "other-model" in str(exc.value)
+    with pytest.raises(UnknownCollectionError) as exc:
+        coll.get_collection("nope")
+    assert "'nope'" in str(exc.value) and "c" in str(exc.value)
+    assert [c.name for c in coll.list_collections()] == ["c"]
+
+
+def test_round_trip_keeps_every_field(coll):
+    chunks = write(coll, "d1", ["alpha beta", "gamma"], [unit(1, 0, 0), unit(0, 1, 0)],
+                   tags=("x", "y"), metadata={"year": 2020, "lang": "en"})
+    got = coll.get_chunks("c", [("d1", 0), ("d1", 1), ("missing", 0)])
+    assert set(got) == {("d1", 0), ("d1", 1)}
+    assert got[("d1", 0)].chunk == chunks[0]
+    assert got[("d1", 1)].title == "Title d1"
+    rows = list(coll.iter_chunks("c"))
+    assert [c for c, _ in rows] == chunks
+    assert np.array_equal(rows[1][1], unit(0, 1, 0))
+    record = coll.get_document("c", "d1")
+    assert (record.content_hash, record.version, record.title) == ("h1", 1, "Title d1")
+
+
+def test_replace_is_atomic_and_versions(coll):
+    write(coll, "d1", ["one", "two", "three"], [unit(1, 0, 0)] * 3)
+    write(coll, "d1", ["uno"], [unit(0, 1, 0)], digest="h2")
+    assert [c.text for c, _ in coll.iter_chunks("c")] == ["uno"]
+    assert coll.get_document("c", "d1").version == 2
+    assert coll.stats("c")["chunks"] == 1
+
+
+def test_failure_mid_write_keeps_previous_version(coll):
+    write(coll, "d1", ["old text one", "old text two"], [unit(1, 0, 0), unit(0, 1, 0)])
+    coll.vector_search("c", unit(1, 0, 0), 5)  # load the vector cache first
+    inject_write_failure(coll, "BOOM")
+    with pytest.raises(StoreError):
+        write(coll, "d1", ["new one", "new two", "new BOOM three"],
+              [unit(0, 0, 1)] * 3, digest="h2")
+    assert [c.text for c, _ in coll.iter_chunks("c")] == ["old text one", "old text two"]
+    assert coll.get_document("c", "d1").content_hash == "h1"
+    assert [h.key for h in coll.vector_search("c", unit(0, 0, 1), 5)] == [("d1", 0), ("d1", 1)]
+    assert [h.doc_id for h in coll.lexical_search("c", ["new"], 5)] == []
+    assert [h.key for h in coll.lexical_search("c", ["old"], 5)] == [("d1", 0), ("d1", 1)]
+
+
+def test_delete_removes_from_every_index(coll):
+    write(coll, "a", ["apple pie"], [unit(1, 0, 0)])
+    write(coll, "b", ["banana split"], [unit(0, 1, 0)])
+    coll.vector_search("c", unit(1, 0, 0), 5)
+    assert coll.delete_document("c", "a") is True
+    assert coll.delete_document("c", "a") is False
+    assert [h.doc_id for h in coll.vector_search("c", unit(1, 0, 0), 5)] == ["b"]
+    assert coll.lexical_search("c", ["apple"], 5) == []
+    assert coll.get_document("c", "a") is None
+
+
+def test_vector_search_is_exact_and_breaks_ties_by_key(coll):
+    rng = np.random.default_rng(7)
+    vectors = {f"d{i:02d}": unit(*rng.normal(size=3)) for i in range(30)}
+    for doc_id, v in vectors.items():
+        write(coll, doc_id, [f"text {doc_id}"], [v])
+    vectors["tie-b"] = vectors["tie-a"] = unit(1, 1, 1)
+    write(coll, "tie-b", ["same"], [unit(1, 1, 1)])
+    write(coll, "tie-a", ["same"], [unit(1, 1, 1)])
+    q = unit(0.3, -0.2, 0.9)
+    hits = coll.vector_search("c", q, 10)
+    all_scores = sorted(((float(v @ q), k) for k, v in vectors.items()),
+                        key=lambda s: (-s[0], s[1]))
+    assert [h.doc_id for h in hits] == [k for _, k in all_scores[:10]]
+    tied = coll.vector_search("c", unit(1, 1, 1), 2)
+    assert [h.doc_id for h in tied] == ["tie-a", "tie-b"]
+
+
+def test_cache_follows_own_and_foreign_writes(coll, store_location):
+    write(coll, "a", ["apple"], [unit(1, 0, 0)])
+    assert [h.doc_id for h in coll.vector_search("c", unit(0, 1, 0), 5)] == ["a"]
+    write(coll, "b", ["banana"], [unit(0, 1, 0)])  # own write: delta applied lazily
+    assert coll.vector_search("c", unit(0, 1, 0), 1)[0].doc_id == "b"
+    other = open_store(store_location)
+    try:
+        write(other, "z", ["zebra"], [unit(0, 0, 1)])  # another handle: full reload
+        other.delete_document("c", "b")
+    finally:
+        other.close()
+    assert [h.doc_id for h in coll.vector_search("c", unit(0, 0, 1), 5)] == ["z", "a"]
+
+
+def test_lexical_terms_are_literal(coll):
+    write(coll, "a", ['He said "export AND licence" NEAR the col:value'], [unit(1, 0, 0)])
+    for terms in (['"'], ["AND"], ["NEAR"], ["col:value"], ["*"], ["a\"b"], ["(", ")"]):
+        coll.lexical_search("c", terms, 5)  # must not raise on any FTS syntax
+    assert [h.doc_id for h in coll.lexical_search("c", ["AND"], 5)] == ["a"]
+    assert [h.doc_id for h in coll.lexical_search("c", ["NEAR"], 5)] == ["a"]
+
+
+@pytest.fixture
+def filtered(coll):
+    docs = {
+        "p1": (("red", "fruit"), {"kind": "apple", "year": 2020, "ok": True}),
+        "p2": (("red",), {"kind": "cherry", "year": 2021, "ok": False}),
+        "p3": (("green", "fruit"), {"kind": "apple", "year": 2020.5, "note": None}),
+        "p4": ((), {"kind": "it's \"quoted\" %; -- ' OR 1=1", "year": 2020}),
+    }
+    for i, (doc_id, (tags, meta)) in enumerate(docs.items()):
+        write(coll, doc_id, [f"fruit text {doc_id}"], [unit(1, i, 0)], tags=tags, metadata=meta)
+    return coll
+
+
+@pytest.mark.parametrize("filters, expected", [
+    (Filters(tags_any=("red",)), ["p1", "p2"]),
+    (Filters(tags_any=("green", "red")), ["p1", "p2", "p3"]),
+    (Filters(tags_all=("red", "fruit")), ["p1"]),
+    (Filters(tags_all=("fruit",), tags_any=("green",)), ["p3"]),
+    (Filters(metadata={"kind": "apple"}), ["p1", "p3"]),
+    (Filters(metadata={"kind": "apple", "year": 2020}), ["p1"]),
+    (Filters(metadata={"year": 2020.5}), ["p3"]),
+    (Filters(metadata={"ok": True}), ["p1"]),
+    (Filters(metadata={"ok": False}), ["p2"]),
+    (Filters(metadata={"note": None}), ["p3"]),
+    (Filters(metadata={"kind": "it's \"quoted\" %; -- ' OR 1=1"}), ["p4"]),
+    (Filters(metadata={"kind": "' OR 1=1"}), []),
+    (Filters(metadata={"kind": "%"}), []),
+    (Filters(tags_any=("' OR 1=1 --",)), []),
+    (Filters(metadata={"no\"such'key": 1}), []),
+])
+def test_filters_in_both_searches(filtered, filters, expected):
+    vector = sorted(h.doc_id for h in filtered.vector_search("c", unit(1, 1, 0), 10, filters))
+    lexical = sorted(h.doc_id for h in filtered.lexical_search("c", ["fruit"], 10, filters))
+    assert vector == expected
+    assert lexical == expected
+
+
+def test_selective_filter_still_returns_k(coll):
+    for i in range(300):
+        write(coll, f"d{i:03d}", [f"common words {i}"], [unit(1, i % 7, i % 5)],
+              tags=("rare",) if i % 100 == 0 else ("common",))
+    hits = coll.vector_search("c", unit(1, 0, 0), 3, Filters(tags_any=("rare",)))
+    assert sorted(h.doc_id for h in hits) == ["d000", "d100", "d200"]
+    lex = coll.lexical_search("c", ["common"], 3, Filters(tags_any=("rare",)))
+    assert len(lex) == 3
+
+
+def test_bad_writes_are_refused_before_anything_changes(coll):
+    write(coll, "d1", ["keep me"], [unit(1, 0, 0)])
+    bad = [Chunk(doc_id="d1", chunk_index=0, text="x")]
+    with pytest.raises(Exception) as exc:
+        coll.upsert_document("c", DocumentRecord("d1", "h9"), bad, np.zeros((1, 5), np.float32))
+    assert "shape" in str(exc.value)
+    with pytest.raises(Exception):
+        coll.upsert_document("c", DocumentRecord("d1", "h9"),
+                             [Chunk(doc_id="other", chunk_index=0, text="x")],
+                             np.zeros((1, 3), np.float32))
+    assert [c.text for c, _ in coll.iter_chunks("c")] == ["keep me"]
