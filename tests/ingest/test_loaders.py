@@ -13,11 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import SHARED_DATA
 from ragd.errors import DocumentTooLargeError, InvalidDocumentError, UsageError
 from ragd.ingest.loaders import LoadFailure, LoadOptions, iter_documents, normalize_text
 
-ASVS = Path("/work/shared/data/markdown-asvs")
-SCIFACT = Path("/work/shared/data/scifact/corpus.jsonl.gz")
+ASVS = SHARED_DATA / "markdown-asvs"
+SCIFACT = SHARED_DATA / "scifact" / "corpus.jsonl.gz"
 
 
 def load(paths, **options):
