@@ -19,12 +19,14 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from . import __version__
+from .cli_corpus import add_corpus_commands
 from .collection import open_collection
 from .config import Settings, load_settings
 from .errors import RagdError, UsageError
 from .ingest.loaders import LoadOptions
 from .ingest.pipeline import IngestReport, ingest
 from .retrieval import compress, retrieve
+from .retrieval.citations import citation
 from .stores import open_store
 from .types import MODES, FUSION_METHODS, Candidate, Plan
 
@@ -117,9 +119,12 @@ def print_results(query: str, results: Sequence[Candidate]) -> None:
             parts.append(f"vector {c.vector_score:.3f} #{c.vector_rank}")
         if c.lexical_rank is not None:
             parts.append(f"lexical {c.lexical_score:.3f} #{c.lexical_rank}")
+        if c.pinned:
+            parts.append("named section")
         out.print(f"[bold]{c.rank}.[/] [cyan]{escape(c.doc_id)}[/] #{c.chunk_index}  "
                   f"[dim]{escape(', '.join(parts))}[/]")
-        where = c.context or c.title
+        cite = citation(c)
+        where = " · ".join(dict.fromkeys(w for w in (cite, c.context or c.title) if w))
         if where:
             out.print(f"   [green]{escape(where)}[/]")
         out.print(f"   {escape(' '.join(snippets.get(c.key, c.text[:320]).split()))}")
@@ -135,7 +140,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         out.print_json(data={"query": args.query, "plan": {"k": plan.k, "mode": plan.mode,
                                                            "fusion": plan.fusion},
-                             "results": [c.as_dict() for c in results]})
+                             "results": [{**c.as_dict(), "citation": citation(c)}
+                                         for c in results]})
     else:
         print_results(args.query, results)
     return 0
@@ -227,6 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="ingest a bundled sample corpus and run example searches")
     p.set_defaults(func=cmd_demo)
+
+    add_corpus_commands(sub, common)
     return parser
 
 

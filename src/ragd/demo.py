@@ -14,6 +14,7 @@ from .collection import open_collection
 from .ingest.loaders import LoadOptions
 from .ingest.pipeline import ingest
 from .retrieval import compress, retrieve
+from .retrieval.citations import citation
 from .types import Plan
 
 QUERIES = (
@@ -45,8 +46,7 @@ def run_demo(out: Console, err: Console) -> int:
             results = retrieve(query, plan, coll)
             windows = compress(query, results, {"window": 0, "max_chars": 220})
             for c, w in zip(results, windows):
-                cite = c.metadata.get("citation") or c.context or c.title or c.doc_id
-                out.print(f"  {c.rank}. [cyan]{escape(str(cite))}[/] "
+                out.print(f"  {c.rank}. [cyan]{escape(citation(c))}[/] "
                           f"[dim]({escape(c.doc_id)} #{c.chunk_index}, score {c.score:.4f})[/]")
                 out.print(f"     {escape(' '.join(w['text'].split()))}")
             out.print()

@@ -73,8 +73,11 @@ class Document:
     """A loaded document, before chunking.
 
     ``text`` is the normalised body; ``segments`` replaces it for timed input.
-    ``format`` tells the chunker what it is (``text``, ``markdown``, ``segments``).
+    ``format`` tells the chunker what it is (``text``, ``markdown``, ``segments``,
+    or ``prechunked``: the document is one chunk already, as in a retrieval corpus).
     ``source`` says where it came from (a path, a JSONL line) for error messages.
+    ``section_id``/``parent_id``/``kind`` carry a corpus document's citation
+    structure through to its chunk.
     """
 
     doc_id: str
@@ -85,6 +88,9 @@ class Document:
     tags: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
     segments: tuple[Segment, ...] | None = None
+    section_id: str | None = None
+    parent_id: str | None = None
+    kind: str = "chunk"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metadata", _frozen_mapping(self.metadata))
@@ -141,7 +147,8 @@ class Candidate:
 
     ``score``/``rank`` are the final ones (fused in hybrid mode, 1-based rank);
     ``vector_*`` and ``lexical_*`` are those of each candidate list it was in
-    (``None`` when absent from that list).
+    (``None`` when absent from that list). ``pinned`` marks a chunk of a section
+    the query named (such chunks rank first, whatever their score).
     """
 
     doc_id: str
@@ -162,6 +169,7 @@ class Candidate:
     vector_rank: int | None = None
     lexical_score: float | None = None
     lexical_rank: int | None = None
+    pinned: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metadata", _frozen_mapping(self.metadata))
@@ -183,7 +191,7 @@ class Candidate:
             "chunk_id": self.chunk_id, "score": self.score,
             "vector_score": self.vector_score, "vector_rank": self.vector_rank,
             "lexical_score": self.lexical_score, "lexical_rank": self.lexical_rank,
-            "title": self.title, "context": self.context, "section_id": self.section_id,
+            "pinned": self.pinned, "title": self.title, "context": self.context, "section_id": self.section_id,
             "parent_id": self.parent_id, "kind": self.kind, "page": self.page,
             "tags": list(self.tags), "metadata": dict(self.metadata), "text": self.text,
         }
@@ -216,6 +224,8 @@ class Plan:
 
     Defaults are the canonical spec's (§4): k 12, pool 50, hybrid, RRF k=60.
     ``weights`` apply to ``weighted`` fusion (min-max normalised scores).
+    ``pin_sections``: chunks of a section the query names (``15 CFR 736.2(b)``)
+    rank first.
     """
 
     k: int = 12
@@ -228,6 +238,7 @@ class Plan:
     tags_any: tuple[str, ...] = ()
     tags_all: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    pin_sections: bool = True
 
     def __post_init__(self) -> None:
         if self.k < 1:

@@ -99,5 +99,21 @@ def chunk_document(doc: Document, policy: ChunkPolicy | None = None,
         except InvalidDocumentError as exc:
             raise InvalidDocumentError(exc.reason, source=doc.source or doc.doc_id,
                                        field=exc.field) from None
+    if doc.format == "prechunked":
+        return [whole_chunk(doc, count_tokens or _default_counter())]
     fmt = "markdown" if doc.format == "markdown" else "text"
     return chunk(doc.text, policy, fmt=fmt, **common)
+
+
+def whole_chunk(doc: Document, count_tokens: TokenCounter) -> Chunk:
+    """A document that is already one retrieval unit (a corpus record) as its only chunk.
+
+    Its text is kept whole (no policy applies: the corpus fixed the boundaries)
+    and its section_id, parent_id and kind are carried over for citation.
+    """
+    if not doc.text.strip():
+        raise InvalidDocumentError("empty text", source=doc.source or doc.doc_id, field="text")
+    return Chunk(doc_id=doc.doc_id, chunk_index=0, text=doc.text, tags=doc.tags,
+                 metadata=doc.metadata, tokens=count_tokens([doc.text])[0], start_offset=0,
+                 end_offset=len(doc.text), section_id=doc.section_id, parent_id=doc.parent_id,
+                 kind=doc.kind)

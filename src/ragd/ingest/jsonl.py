@@ -132,6 +132,22 @@ def record_to_document(record: dict[str, Any], source: str) -> Document:
                     format=fmt, tags=clean_tags(tags), metadata={**extra, **metadata})
 
 
+def first_line(path: str, limit: int = 16 * 1024 * 1024) -> bytes:
+    """The first non-blank line of a (possibly gzipped) JSONL file (up to ``limit`` bytes,
+    BOM removed); empty when unreadable or blank (the loader then reports why)."""
+    try:
+        with _open(path) as stream:
+            for _ in range(1000):
+                raw = stream.readline(limit)
+                if not raw:
+                    break
+                if raw.strip():
+                    return raw.removeprefix(codecs.BOM_UTF8)
+    except (OSError, EOFError, zlib.error):
+        pass
+    return b""
+
+
 def load_jsonl(ref: FileRef, limit: int) -> Iterator[Document | LoadFailure]:
     """Documents of a JSONL file, line by line; each bad line a failure ``source:LINE``.
 

@@ -21,7 +21,8 @@ from .base import (DEFAULT_MAX_DOCUMENT_BYTES, FileRef, LoadFailure, LoadOptions
                    fspath_str, too_large_reason)
 from .frontmatter import (FrontMatter, FrontMatterError, interpret_front_matter, markdown_title,
                           parse_front_matter, split_front_matter)
-from .jsonl import load_jsonl
+from .corpus_v1 import declares_corpus, load_corpus
+from .jsonl import first_line, load_jsonl
 from .normalize import DecodeProblem, clean_title, decode_utf8, normalize_text, unify_newlines
 from .walk import is_regular_file, matches, walk
 
@@ -134,7 +135,10 @@ def load_markdown(ref: FileRef, options: LoadOptions) -> Iterator[Document | Loa
                    format="markdown", tags=clean_tags(front.tags), metadata=front.metadata)
 
 
-def _load_jsonl(ref: FileRef, options: LoadOptions) -> Iterator[Document | LoadFailure]:
+def _load_jsonl(ref: FileRef, options: LoadOptions) -> Iterable[Document | LoadFailure]:
+    """A retrieval corpus (first record declares its schema_version) or a document list."""
+    if declares_corpus(first_line(ref.source)):
+        return load_corpus(ref, options)
     return load_jsonl(ref, options.max_document_bytes)
 
 

@@ -15,6 +15,7 @@ from ..text import query_terms
 from ..types import Candidate, Plan
 from .fusion import fuse
 from .query import validate_query
+from .sections import pin_sections
 
 
 def _candidates(hits: Sequence[Hit], chunks: dict, source: str) -> list[Candidate]:
@@ -28,7 +29,8 @@ def _candidates(hits: Sequence[Hit], chunks: dict, source: str) -> list[Candidat
             doc_id=c.doc_id, chunk_index=c.chunk_index, text=c.text, score=hit.score,
             rank=rank, chunk_id=c.chunk_id, context=c.context, title=stored.title, tags=c.tags,
             metadata=c.metadata, section_id=c.section_id, parent_id=c.parent_id, kind=c.kind,
-            page=c.page, **{f"{source}_score": hit.score, f"{source}_rank": rank}))
+            page=c.page,
+            **({f"{source}_score": hit.score, f"{source}_rank": rank} if source else {})))
     return out
 
 
@@ -47,6 +49,12 @@ def candidate_lists(query: str, plan: Plan, store: Collection) -> dict[str, list
     return {name: _candidates(lst, chunks, name) for name, lst in hits.items()}
 
 
+def _fetch(store: Collection, keys: Sequence[tuple[str, int]]) -> list[Candidate]:
+    """Candidates (score 0, no list ranks) for chunks that no candidate list returned."""
+    chunks = store.store.get_chunks(store.name, keys) if keys else {}
+    return _candidates([Hit(k[0], k[1], 0.0) for k in keys if k in chunks], chunks, "")
+
+
 def retrieve(query: str, plan: Plan | None, store: Collection) -> list[Candidate]:
     """Ranked candidates for ``query`` from ``store`` (a collection handle) under ``plan``."""
     plan = plan or Plan()
@@ -56,4 +64,6 @@ def retrieve(query: str, plan: Plan | None, store: Collection) -> list[Candidate
         ranked = fuse(lists, plan.fusion, params)
     else:
         ranked = [replace(c, rank=i + 1) for i, c in enumerate(lists[plan.mode])]
+    if plan.pin_sections:
+        ranked = pin_sections(query, ranked, plan, store, lambda keys: _fetch(store, keys))
     return ranked[:plan.k]

@@ -111,6 +111,12 @@ class Store(Protocol):
         """Top ``limit`` chunks matching any of ``terms`` (score: higher is better)."""
         ...
 
+    def find_sections(self, collection: str, section_ids: Sequence[str], limit: int,
+                      filters: Filters = Filters()) -> list[Key]:
+        """Keys of chunks whose ``section_id`` is one of ``section_ids`` (by key, at most
+        ``limit``): how a query naming a section reaches exactly that section."""
+        ...
+
     def get_chunks(self, collection: str, keys: Sequence[Key]) -> dict[Key, StoredChunk]: ...
 
     def iter_chunks(self, collection: str) -> Iterator[tuple[Chunk, np.ndarray]]:

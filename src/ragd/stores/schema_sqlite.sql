@@ -52,6 +52,8 @@ CREATE TABLE IF NOT EXISTS chunks (
         REFERENCES documents(collection_id, doc_id) ON DELETE CASCADE
 );
 
+CREATE INDEX IF NOT EXISTS chunks_by_section ON chunks (collection_id, section_id);
+
 CREATE TABLE IF NOT EXISTS chunk_tags (
     chunk_rowid   INTEGER NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
     collection_id INTEGER NOT NULL,

@@ -360,6 +360,22 @@ class SQLiteStore:
                 raise StoreError(f"lexical search failed: {exc}") from exc
         return rank_hits([Hit(r[0], int(r[1]), float(r[2])) for r in rows], limit)
 
+    def find_sections(self, collection: str, section_ids: Sequence[str], limit: int,
+                      filters: Filters = Filters()) -> list[Key]:
+        wanted = list(dict.fromkeys(section_ids))
+        if not wanted or limit <= 0:
+            return []
+        with self._lock:
+            cid = self._cid(collection)
+            where, params = _filter_sql(filters)
+            rows = self._conn.execute(
+                f"SELECT c.doc_id, c.chunk_index FROM chunks c WHERE c.collection_id = ? "
+                f"AND c.section_id IN ({','.join('?' * len(wanted))}) "
+                + (f"AND {where} " if where else "")
+                + "ORDER BY c.doc_id, c.chunk_index LIMIT ?",
+                [cid, *wanted, *params, limit]).fetchall()
+        return [(r[0], int(r[1])) for r in rows]
+
     # -- reading -----------------------------------------------------------------------
     @staticmethod
     def _chunk(row: Sequence[Any]) -> Chunk:

@@ -1,0 +1,49 @@
+"""Citation by section: a query that names a section ranks that section's chunks first.
+
+A user who types "15 CFR 740.9" or "§ 744.21" wants that section, whatever
+the embedding thinks. The section references are parsed from the query
+(``ragd.corpus.ids.find_section_refs``), the store is asked for chunks whose
+``section_id`` is exactly one of them, and those come first, in the order the
+query named them: the section's own document, then by fused rank, then by key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from ..collection import Collection
+from ..corpus.ids import find_section_refs
+from ..types import Candidate, Plan
+
+
+def pin_sections(query: str, ranked: Sequence[Candidate], plan: Plan, store: Collection,
+                 make_candidates) -> list[Candidate]:
+    """``ranked`` with the chunks of every section named in ``query`` moved to the front.
+
+    ``make_candidates(keys)`` builds candidates for pinned chunks that were not
+    among the fused ones (they keep score 0 and no per-list ranks).
+    """
+    refs = find_section_refs(query)
+    if not refs:
+        return list(ranked)
+    keys = store.store.find_sections(store.name, refs, plan.k, plan.filters)
+    if not keys:
+        return list(ranked)
+    position = {c.key: i for i, c in enumerate(ranked)}
+    by_key = {c.key: c for c in ranked}
+    missing = [k for k in keys if k not in by_key]
+    by_key.update({c.key: c for c in make_candidates(missing)})
+    ref_order = {ref: i for i, ref in enumerate(refs)}
+
+    def order(key: tuple[str, int]) -> tuple:
+        cand = by_key[key]
+        section = cand.section_id or ""
+        return (ref_order.get(section, len(refs)), cand.doc_id != section,
+                position.get(key, len(ranked)), key)
+
+    pinned = [replace(by_key[k], pinned=True) for k in sorted(
+        (k for k in keys if k in by_key), key=order)]
+    pinned_keys = {c.key for c in pinned}
+    rest = [c for c in ranked if c.key not in pinned_keys]
+    return [replace(c, rank=i + 1) for i, c in enumerate(pinned + rest)]
