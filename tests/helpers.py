@@ -35,4 +35,39 @@ def inject_write_failure(store, marker: str) -> None:
             f"WHEN instr(new.text, '{marker}') > 0 "
             "BEGIN SELECT RAISE(ABORT, 'injected failure'); END")
         return
+    if type(store).__name__ == "PostgresStore":
+        from psycopg import sql
+
+        # A row trigger on every chunk table of the store's schema (one per collection).
+        with store._pool.connection() as conn:
+            conn.execute(
+                "CREATE OR REPLACE FUNCTION ragd_test_fail() RETURNS trigger LANGUAGE plpgsql "
+                "AS $$ BEGIN IF strpos(NEW.text, TG_ARGV[0]) > 0 THEN "
+                "RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$")
+            tables = [r[0] for r in conn.execute(
+                "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = %s AND c.relkind = 'r' AND c.relname ~ '^chunks_[0-9]+$'",
+                (store.options.schema,))]
+            for table in tables:
+                conn.execute(sql.SQL(
+                    "CREATE TRIGGER ragd_test_fail BEFORE INSERT ON {} FOR EACH ROW "
+                    "EXECUTE FUNCTION ragd_test_fail({})").format(
+                    sql.Identifier(store.options.schema, table), sql.Literal(marker)))
+        return
     raise NotImplementedError(type(store).__name__)
+
+
+def with_store_options(url: str, **options: object) -> str:
+    """``url`` with ragd store options added as query parameters."""
+    from urllib.parse import urlencode
+
+    return url + ("&" if "?" in url else "?") + urlencode(options)
+
+
+def drop_pg_schema(dsn: str, schema: str) -> None:
+    """Remove a test's schema and everything in it."""
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))

@@ -20,6 +20,7 @@ from rich.table import Table
 
 from . import __version__
 from .cli_corpus import add_corpus_commands
+from .cli_eval import add_eval_commands
 from .collection import open_collection
 from .config import Settings, load_settings
 from .errors import RagdError, UsageError
@@ -183,6 +184,20 @@ def cmd_delete(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_store_init(args: argparse.Namespace) -> int:
+    """Apply the schema and its migrations; print what the store now is."""
+    location = _settings(args).store_location
+    if location.split("://", 1)[0].lower() in ("postgresql", "postgres"):
+        from .stores.postgres import init_store
+
+        out.print(init_store(location))
+        return 0
+    store = open_store(location)
+    store.close()
+    out.print(f"SQLite store {store.url} is ready")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -234,7 +249,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="ingest a bundled sample corpus and run example searches")
     p.set_defaults(func=cmd_demo)
 
+    p = sub.add_parser("store", help="manage a store")
+    store_sub = p.add_subparsers(dest="store_command", required=True, metavar="COMMAND")
+    p = store_sub.add_parser("init", parents=[common],
+                             help="create or migrate a store's schema (SQLite or PostgreSQL)")
+    p.set_defaults(func=cmd_store_init)
+
     add_corpus_commands(sub, common)
+    add_eval_commands(sub, common)
     return parser
 
 

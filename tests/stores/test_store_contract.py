@@ -129,8 +129,8 @@ def test_lexical_terms_are_literal(coll):
     write(coll, "a", ['He said "export AND licence" NEAR the col:value'], [unit(1, 0, 0)])
     for terms in (['"'], ["AND"], ["NEAR"], ["col:value"], ["*"], ["a\"b"], ["(", ")"]):
         coll.lexical_search("c", terms, 5)  # must not raise on any FTS syntax
-    assert [h.doc_id for h in coll.lexical_search("c", ["AND"], 5)] == ["a"]
     assert [h.doc_id for h in coll.lexical_search("c", ["NEAR"], 5)] == ["a"]
+    assert [h.doc_id for h in coll.lexical_search("c", ["col:value"], 5)] == ["a"]
 
 
 @pytest.fixture
@@ -191,3 +191,73 @@ def test_bad_writes_are_refused_before_anything_changes(coll):
                              [Chunk(doc_id="other", chunk_index=0, text="x")],
                              np.zeros((1, 3), np.float32))
     assert [c.text for c, _ in coll.iter_chunks("c")] == ["keep me"]
+
+
+@pytest.fixture
+def typed(coll):
+    """Values that look alike but differ in JSON type: the backends must agree on them."""
+    docs = {
+        "int": {"year": 2020, "flag": 1, "n": 0},
+        "real": {"year": 2020.0, "flag": 1.5, "n": 0.0},
+        "bool": {"year": "2020", "flag": True, "n": False},
+        "list": {"year": [2020], "flag": {"a": 1, "b": [1, 2]}, "n": None},
+    }
+    for i, (doc_id, meta) in enumerate(docs.items()):
+        write(coll, doc_id, [f"typed text {doc_id}"], [unit(1, i, 1)], metadata=meta)
+    return coll
+
+
+@pytest.mark.parametrize("metadata, expected", [
+    ({"year": 2020}, ["int"]),          # an integer matches a stored integer only
+    ({"year": 2020.0}, ["int"]),        # an integral float is that integer (SQLite's rule)
+    ({"year": "2020"}, ["bool"]),       # a string never matches a number
+    ({"flag": 1}, ["int"]),             # 1 is not true
+    ({"flag": True}, ["bool"]),         # and true is not 1
+    ({"flag": 1.5}, ["real"]),
+    ({"n": 0}, ["int"]),
+    ({"n": False}, ["bool"]),
+    ({"n": None}, ["list"]),            # null matches an explicit null only
+    ({"year": [2020]}, ["list"]),       # lists and objects: equal as JSON, not contained
+    ({"flag": {"a": 1, "b": [1, 2]}}, ["list"]),
+    ({"flag": {"a": 1}}, []),
+    ({"year": []}, []),
+    ({"missing": None}, []),
+])
+def test_metadata_filters_respect_json_types(typed, metadata, expected):
+    filters = Filters(metadata=metadata)
+    assert sorted(h.doc_id for h in typed.vector_search("c", unit(1, 1, 1), 10, filters)) \
+        == expected
+    assert sorted(h.doc_id for h in typed.lexical_search("c", ["typed"], 10, filters)) \
+        == expected
+
+
+HOSTILE = ["it's", 'say "hi"', "100%", "a;b", "x -- y", "' OR 1=1", "' OR '1'='1' --",
+           "%_\\", "'); DROP TABLE documents; --"]
+
+
+def test_hostile_values_are_matched_literally(coll):
+    for i, value in enumerate(HOSTILE):
+        write(coll, f"h{i}", [f"hostile {value}"], [unit(1, i, 0)], tags=(value,),
+              metadata={"v": value, value: "key"})
+    write(coll, "plain", ["hostile plain"], [unit(0, 0, 1)], tags=("plain",),
+          metadata={"v": "plain"})
+    for i, value in enumerate(HOSTILE):
+        for filters in (Filters(tags_any=(value,)), Filters(tags_all=(value,)),
+                        Filters(metadata={"v": value}), Filters(metadata={value: "key"})):
+            assert [h.doc_id for h in coll.vector_search("c", unit(1, 0, 0), 20, filters)] \
+                == [f"h{i}"], (value, filters)
+            assert [h.doc_id for h in coll.lexical_search("c", ["hostile"], 20, filters)] \
+                == [f"h{i}"], (value, filters)
+        assert coll.lexical_search("c", [value], 20, Filters(tags_any=("plain",))) == []
+    assert coll.find_sections("c", HOSTILE, 20) == []
+    assert coll.stats("c")["documents"] == len(HOSTILE) + 1  # nothing was dropped
+
+
+def test_lexical_terms_with_sql_and_query_syntax_match_only_words(coll):
+    write(coll, "a", ["export licence for items"], [unit(1, 0, 0)])
+    write(coll, "b", ["nothing relevant"], [unit(0, 1, 0)])
+    for terms in (["' OR 1=1 --"], ["%"], ["licence & !items"], ["a:*"], ["<->"], [";"],
+                  ["\\"], ["''"]):
+        hits = coll.lexical_search("c", terms, 5)
+        assert all(h.doc_id == "a" for h in hits), terms  # no operator reached the engine
+    assert [h.doc_id for h in coll.lexical_search("c", ["' OR 1=1 --", "items"], 5)] == ["a"]

@@ -19,6 +19,21 @@ def register_store_scheme(scheme: str, opener: Callable[[str], Store]) -> None:
     _URL_OPENERS[scheme] = opener
 
 
+def _open_postgres(url: str) -> Store:
+    """``postgresql://`` and ``postgres://`` URLs: the PostgreSQL + pgvector store (needs the
+    ``postgres`` extra: psycopg, psycopg-pool, pgvector)."""
+    try:
+        from .postgres import PostgresStore
+    except ImportError as exc:
+        raise UsageError(f"a PostgreSQL store needs ragd's postgres extra "
+                         f"(pip install 'ragd[postgres]'): {exc}") from exc
+    return PostgresStore(url)
+
+
+register_store_scheme("postgresql", _open_postgres)
+register_store_scheme("postgres", _open_postgres)
+
+
 def open_store(location: str | Path) -> Store:
     """Open (creating if needed) the store at ``location``.
 

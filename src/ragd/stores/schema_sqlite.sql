@@ -1,5 +1,6 @@
--- ragd embedded store, schema version 1 (DESIGN §3). Lexical indexes are
--- per-collection FTS5 tables named fts_<collection id>, created with the collection.
+-- ragd embedded store, schema version 2 (DESIGN §3). The lexical index is each
+-- chunk's analysed terms (chunks.terms: int64 term hashes + uint16 counts),
+-- turned into in-memory BM25 postings by the store (stores/lexical_index.py).
 CREATE TABLE IF NOT EXISTS ragd_meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -47,6 +48,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     end_offset    INTEGER,
     page          INTEGER,
     embedding     BLOB NOT NULL,
+    terms         BLOB NOT NULL DEFAULT x'',
     UNIQUE (collection_id, doc_id, chunk_index),
     FOREIGN KEY (collection_id, doc_id)
         REFERENCES documents(collection_id, doc_id) ON DELETE CASCADE

@@ -1,9 +1,11 @@
-"""The embedded store: one SQLite file (stdlib sqlite3, WAL), FTS5 + exact numpy vectors.
+"""The embedded store: one SQLite file (stdlib sqlite3, WAL), BM25 + exact numpy vectors.
 
-Lexical search: a per-collection FTS5 table (porter stemming, unicode61,
-diacritics folded) ranked by bm25. Vector search: float32 blobs, searched
-exactly in memory by :class:`VectorCache`. A document is written in one
-``BEGIN IMMEDIATE`` transaction: all its chunks or none.
+Lexical search: each chunk's analysed terms are stored with it and scored by
+BM25 in memory (:class:`LexicalIndex`; Snowball stems, stop words removed,
+k1 1.2 and b 0.75, the classic defaults). Vector search: float32 blobs,
+searched exactly in memory by :class:`VectorCache`. Both caches load on first use and follow this process's
+writes by deltas. A document is written in one ``BEGIN IMMEDIATE``
+transaction: all its chunks or none.
 """
 
 from __future__ import annotations
@@ -19,13 +21,15 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from ..analysis import pack_terms, query_analyze, term_hash
 from ..errors import EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError
 from ..ids import canonical_json
 from ..types import Chunk, Filters
 from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, rank_hits
+from .lexical_index import DEFAULT_B, DEFAULT_K1, LexicalDelta, LexicalIndex
 from .vector_cache import Delta, VectorCache
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _CHUNK_COLUMNS = ("c.doc_id, c.chunk_index, c.chunk_id, c.section_id, c.parent_id, c.kind, "
                   "c.context, c.text, c.tags, c.metadata, c.tokens, c.start_offset, "
                   "c.end_offset, c.page")
@@ -100,6 +104,7 @@ class SQLiteStore:
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
         self._lock = threading.RLock()
         self._caches: dict[int, VectorCache] = {}
+        self._lexical: dict[int, LexicalIndex] = {}
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -117,19 +122,44 @@ class SQLiteStore:
 
     # -- schema ---------------------------------------------------------------------
     def _migrate(self) -> None:
-        row = None
+        """Create the schema, or bring an older store up to this version."""
         tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master")}
-        if "ragd_meta" in tables:
-            row = self._conn.execute(
-                "SELECT value FROM ragd_meta WHERE key = 'schema_version'").fetchone()
-        if row is not None and int(row[0]) > SCHEMA_VERSION:
-            raise StoreError(f"store {self.path} has schema version {row[0]}; this ragd "
+        row = (self._conn.execute("SELECT value FROM ragd_meta WHERE key = 'schema_version'")
+               .fetchone() if "ragd_meta" in tables else None)
+        version = int(row[0]) if row else 0
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"store {self.path} has schema version {version}; this ragd "
                              f"supports up to {SCHEMA_VERSION}: upgrade ragd")
-        if row is None:
-            sql = (resources.files("ragd.stores") / "schema_sqlite.sql").read_text("utf-8")
-            self._conn.executescript("BEGIN;" + sql + "COMMIT;")
+        if version == SCHEMA_VERSION:
+            return
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            if version == 0:
+                sql = (resources.files("ragd.stores") / "schema_sqlite.sql").read_text("utf-8")
+                for statement in sql.split(";"):
+                    if statement.strip():
+                        self._conn.execute(statement)
+            if version == 1:
+                self._migrate_1_to_2(tables)
             self._conn.execute("INSERT OR REPLACE INTO ragd_meta VALUES ('schema_version', ?)",
                                (str(SCHEMA_VERSION),))
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+
+    def _migrate_1_to_2(self, tables: set[str]) -> None:
+        """v2 replaces the FTS5 tables by per-chunk analysed terms (in-memory BM25)."""
+        self._conn.execute("ALTER TABLE chunks ADD COLUMN terms BLOB NOT NULL DEFAULT x''")
+        self._conn.execute("CREATE INDEX IF NOT EXISTS chunks_by_section ON chunks "
+                           "(collection_id, section_id)")
+        for name in sorted(t for t in tables if t.startswith("fts_") and "_" not in t[4:]):
+            self._conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+        rows = self._conn.execute("SELECT id, context, text FROM chunks").fetchall()
+        self._conn.executemany(
+            "UPDATE chunks SET terms = ? WHERE id = ?",
+            [(pack_terms(f"{ctx}\n\n{text}" if ctx else text), rowid)
+             for rowid, ctx, text in rows])
 
     # -- collections -----------------------------------------------------------------
     def _collection_row(self, name: str) -> tuple:
@@ -167,14 +197,10 @@ class SQLiteStore:
                         f"({info.embed_dims} dims), not {embed_model} ({embed_dims} dims)")
                 return info
             with self._transaction():
-                cur = self._conn.execute(
+                self._conn.execute(
                     "INSERT INTO collections (name, embed_model, embed_dims, config, created_at) "
                     "VALUES (?, ?, ?, ?, ?)",
                     (name, embed_model, int(embed_dims), canonical_json(dict(config)), _now()))
-                cid = int(cur.lastrowid)
-                self._conn.execute(
-                    f"CREATE VIRTUAL TABLE fts_{cid} USING fts5(context, text, content='chunks', "
-                    "content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')")
             return self._info(self._collection_row(name))
 
     def get_collection(self, name: str) -> CollectionInfo:
@@ -192,11 +218,11 @@ class SQLiteStore:
         with self._lock:
             cid = self._cid(name)
             with self._transaction():
-                self._conn.execute(f"DROP TABLE IF EXISTS fts_{cid}")
                 self._conn.execute("DELETE FROM chunks WHERE collection_id = ?", (cid,))
                 self._conn.execute("DELETE FROM documents WHERE collection_id = ?", (cid,))
                 self._conn.execute("DELETE FROM collections WHERE id = ?", (cid,))
             self._caches.pop(cid, None)
+            self._lexical.pop(cid, None)
 
     # -- documents -------------------------------------------------------------------
     @staticmethod
@@ -228,6 +254,7 @@ class SQLiteStore:
             if vectors.shape != (len(chunks), dims):
                 raise UsageError(f"document {record.doc_id!r}: expected embeddings of shape "
                                  f"({len(chunks)}, {dims}), got {tuple(vectors.shape)}")
+            terms = [pack_terms(c.search_text) for c in chunks]
             if any(c.doc_id != record.doc_id for c in chunks):
                 raise UsageError(f"document {record.doc_id!r}: a chunk belongs to another doc_id")
             if len({c.chunk_index for c in chunks}) != len(chunks):
@@ -248,35 +275,33 @@ class SQLiteStore:
                      canonical_json(dict(record.metadata)), record.content_hash,
                      (int(old[0]) + 1) if old else 1, record.ingested_at or _now()))
                 added: list[int] = []
-                for chunk, vector in zip(chunks, vectors):
+                for chunk, vector, packed in zip(chunks, vectors, terms):
                     cur = conn.execute(
                         "INSERT INTO chunks (collection_id, doc_id, chunk_index, chunk_id, "
                         "section_id, parent_id, kind, context, text, tags, metadata, tokens, "
-                        "start_offset, end_offset, page, embedding) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        "start_offset, end_offset, page, embedding, terms) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (cid, chunk.doc_id, chunk.chunk_index, chunk.chunk_id, chunk.section_id,
                          chunk.parent_id, chunk.kind, chunk.context, chunk.text,
                          canonical_json(list(chunk.tags)), canonical_json(dict(chunk.metadata)),
                          chunk.tokens, chunk.start_offset, chunk.end_offset, chunk.page,
-                         vector.tobytes()))
+                         vector.tobytes(), packed))
                     rowid = int(cur.lastrowid)
                     added.append(rowid)
-                    conn.execute(f"INSERT INTO fts_{cid} (rowid, context, text) VALUES (?, ?, ?)",
-                                 (rowid, chunk.context, chunk.text))
                     conn.executemany(
                         "INSERT OR IGNORE INTO chunk_tags (chunk_rowid, collection_id, tag) "
                         "VALUES (?, ?, ?)", [(rowid, cid, t) for t in chunk.tags])
                 version = self._bump(cid)
-            self._record_delta(cid, Delta(version, removed, np.array(added, dtype=np.int64),
-                                          [c.key for c in chunks], vectors))
+            added_ids = np.array(added, dtype=np.int64)
+            self._record_delta(cid, Delta(version, removed, added_ids, [c.key for c in chunks],
+                                          vectors),
+                               LexicalDelta(version, removed, added_ids, [c.key for c in chunks],
+                                            terms))
 
     def _delete_rows(self, cid: int, doc_id: str) -> np.ndarray:
-        """Inside a transaction: remove a document's chunks and their FTS entries."""
-        rows = self._conn.execute("SELECT id, context, text FROM chunks WHERE collection_id = ? "
-                                  "AND doc_id = ?", (cid, doc_id)).fetchall()
-        self._conn.executemany(
-            f"INSERT INTO fts_{cid} (fts_{cid}, rowid, context, text) VALUES ('delete', ?, ?, ?)",
-            rows)
+        """Inside a transaction: remove a document's chunks; returns their rowids."""
+        rows = self._conn.execute("SELECT id FROM chunks WHERE collection_id = ? AND doc_id = ?",
+                                  (cid, doc_id)).fetchall()
         self._conn.execute("DELETE FROM chunks WHERE collection_id = ? AND doc_id = ?",
                            (cid, doc_id))
         return np.array([r[0] for r in rows], dtype=np.int64)
@@ -287,10 +312,11 @@ class SQLiteStore:
         return int(self._conn.execute("SELECT data_version FROM collections WHERE id = ?",
                                       (cid,)).fetchone()[0])
 
-    def _record_delta(self, cid: int, delta: Delta) -> None:
-        cache = self._caches.get(cid)
-        if cache is not None:
-            cache.record(delta)
+    def _record_delta(self, cid: int, delta: Delta, lexical: LexicalDelta) -> None:
+        if cid in self._caches:
+            self._caches[cid].record(delta)
+        if cid in self._lexical:
+            self._lexical[cid].record(lexical)
 
     def delete_document(self, collection: str, doc_id: str) -> bool:
         with self._lock:
@@ -302,16 +328,21 @@ class SQLiteStore:
                 found = cur.rowcount > 0
                 version = self._bump(cid) if found else None
             if version is not None:
-                self._record_delta(cid, Delta(version, removed, np.zeros(0, np.int64), [],
-                                              np.zeros((0, self.get_collection(collection)
-                                                        .embed_dims), np.float32)))
+                none = np.zeros(0, np.int64)
+                dims = self.get_collection(collection).embed_dims
+                self._record_delta(cid, Delta(version, removed, none, [],
+                                              np.zeros((0, dims), np.float32)),
+                                   LexicalDelta(version, removed, none, [], []))
             return found
 
     # -- search ----------------------------------------------------------------------
+    def _data_version(self, cid: int) -> int:
+        return int(self._conn.execute("SELECT data_version FROM collections WHERE id = ?",
+                                      (cid,)).fetchone()[0])
+
     def _cache(self, cid: int, dims: int) -> VectorCache:
         cache = self._caches.setdefault(cid, VectorCache(dims))
-        version = int(self._conn.execute("SELECT data_version FROM collections WHERE id = ?",
-                                         (cid,)).fetchone()[0])
+        version = self._data_version(cid)
         if not cache.sync(version):
             rows = self._conn.execute(
                 "SELECT id, doc_id, chunk_index, embedding FROM chunks WHERE collection_id = ? "
@@ -332,33 +363,41 @@ class SQLiteStore:
                 raise UsageError(f"query vector has {query.shape[0]} dims; collection "
                                  f"{collection!r} has {info.embed_dims}")
             cache = self._cache(cid, info.embed_dims)
-            allowed = None
-            if filters:
-                where, params = _filter_sql(filters)
-                allowed = np.array([r[0] for r in self._conn.execute(
-                    f"SELECT c.id FROM chunks c WHERE c.collection_id = ? AND {where}",
-                    [cid, *params])], dtype=np.int64)
-            return [Hit(k[0], k[1], s) for k, s in cache.top(query, limit, allowed)]
+            top = cache.top(query, limit, self._allowed(cid, filters))
+        return [Hit(k[0], k[1], s) for k, s in top]
+
+    def _lexical_index(self, cid: int) -> LexicalIndex:
+        index = self._lexical.setdefault(cid, LexicalIndex())
+        if not index.sync(self._data_version(cid)):
+            rows = self._conn.execute(
+                "SELECT id, doc_id, chunk_index, terms FROM chunks WHERE collection_id = ? "
+                "ORDER BY id", (cid,)).fetchall()
+            index.load(self._data_version(cid), np.array([r[0] for r in rows], dtype=np.int64),
+                       [(r[1], int(r[2])) for r in rows], [r[3] for r in rows])
+        return index
+
+    def _allowed(self, cid: int, filters: Filters) -> np.ndarray | None:
+        """Rowids that pass ``filters`` (None when there are none)."""
+        if not filters:
+            return None
+        where, params = _filter_sql(filters)
+        return np.array([r[0] for r in self._conn.execute(
+            f"SELECT c.id FROM chunks c WHERE c.collection_id = ? AND {where}",
+            [cid, *params])], dtype=np.int64)
 
     def lexical_search(self, collection: str, terms: Sequence[str], limit: int,
                        filters: Filters = Filters()) -> list[Hit]:
-        terms = [t for t in terms if t]
-        if not terms or limit <= 0:
+        hashes = [term_hash(t) for t in query_analyze(terms)]
+        if not hashes or limit <= 0:
             return []
-        # Each term is a quoted FTS5 string: operators and quotes in user text stay literal.
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         with self._lock:
+            info = self.get_collection(collection)
             cid = self._cid(collection)
-            where, params = _filter_sql(filters)
-            sql = (f"SELECT c.doc_id, c.chunk_index, -bm25(fts_{cid}) AS score FROM fts_{cid} "
-                   f"JOIN chunks c ON c.id = fts_{cid}.rowid WHERE fts_{cid} MATCH ? "
-                   + (f"AND {where} " if where else "")
-                   + "ORDER BY score DESC, c.doc_id, c.chunk_index LIMIT ?")
-            try:
-                rows = self._conn.execute(sql, [match, *params, limit]).fetchall()
-            except sqlite3.OperationalError as exc:
-                raise StoreError(f"lexical search failed: {exc}") from exc
-        return rank_hits([Hit(r[0], int(r[1]), float(r[2])) for r in rows], limit)
+            k1 = float(info.config.get("bm25_k1", DEFAULT_K1))
+            b = float(info.config.get("bm25_b", DEFAULT_B))
+            index = self._lexical_index(cid)
+            top = index.top(hashes, limit, self._allowed(cid, filters), k1, b)
+        return [Hit(k[0], k[1], s) for k, s in top]
 
     def find_sections(self, collection: str, section_ids: Sequence[str], limit: int,
                       filters: Filters = Filters()) -> list[Key]:
@@ -385,21 +424,27 @@ class SQLiteStore:
                      tokens=int(row[10]), start_offset=row[11], end_offset=row[12], page=row[13])
 
     def get_chunks(self, collection: str, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
+        wanted = set(keys)
         out: dict[Key, StoredChunk] = {}
-        keys = list(dict.fromkeys(keys))
         with self._lock:
             cid = self._cid(collection)
-            for start in range(0, len(keys), 400):
-                part = keys[start:start + 400]
-                values = ",".join("(?, ?)" for _ in part)
+            ordered = sorted(wanted)
+            for start in range(0, len(ordered), 200):
+                part = ordered[start:start + 200]
+                docs = sorted({k[0] for k in part})
+                indexes = sorted({k[1] for k in part})
+                # Two IN lists make SQLite probe the unique (collection, doc_id, chunk_index)
+                # index; the few extra combinations are dropped below.
                 rows = self._conn.execute(
                     f"SELECT {_CHUNK_COLUMNS}, d.title FROM chunks c JOIN documents d "
                     "ON d.collection_id = c.collection_id AND d.doc_id = c.doc_id "
-                    f"WHERE c.collection_id = ? AND (c.doc_id, c.chunk_index) IN (VALUES {values})",
-                    [cid, *[v for k in part for v in k]]).fetchall()
+                    f"WHERE c.collection_id = ? AND c.doc_id IN ({','.join('?' * len(docs))}) "
+                    f"AND c.chunk_index IN ({','.join('?' * len(indexes))})",
+                    [cid, *docs, *indexes]).fetchall()
                 for row in rows:
-                    chunk = self._chunk(row)
-                    out[chunk.key] = StoredChunk(chunk, row[14])
+                    if (row[0], int(row[1])) in wanted:
+                        chunk = self._chunk(row)
+                        out[chunk.key] = StoredChunk(chunk, row[14])
         return out
 
     def iter_chunks(self, collection: str) -> Iterator[tuple[Chunk, np.ndarray]]:
@@ -431,3 +476,4 @@ class SQLiteStore:
         with self._lock:
             self._conn.close()
             self._caches.clear()
+            self._lexical.clear()

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .topk import top_rows
+
 
 @dataclass
 class Delta:
@@ -84,23 +86,12 @@ class VectorCache:
 
     def top(self, query: np.ndarray, limit: int, allowed: np.ndarray | None = None
             ) -> list[tuple[tuple[str, int], float]]:
-        """Best ``limit`` rows by dot product with ``query`` (unit vectors: cosine).
-
-        Every row scoring at least the limit-th score is considered, then ties
-        are broken by key, so the cut is exact and deterministic.
-        """
-        idx = np.arange(len(self.keys))
-        if allowed is not None:
-            idx = idx[np.isin(self.rowids, allowed)]
-        if idx.size == 0 or limit <= 0:
-            return []
-        matrix = self.matrix if allowed is None else self.matrix[idx]
-        scores = matrix @ np.asarray(query, dtype=np.float32)
-        if scores.size > limit:
-            kth = np.partition(scores, scores.size - limit)[scores.size - limit]
-            sel = np.nonzero(scores >= kth)[0]
-        else:
-            sel = np.arange(scores.size)
-        ranked = sorted(((float(scores[i]), self.keys[idx[i]]) for i in sel),
-                        key=lambda sk: (-sk[0], sk[1]))
-        return [(key, score) for score, key in ranked[:limit]]
+        """Best ``limit`` rows by dot product with ``query`` (unit vectors: cosine);
+        only rows whose rowid is in ``allowed`` when it is given."""
+        if allowed is None:
+            scores = self.matrix @ np.asarray(query, dtype=np.float32)
+            return top_rows(scores, np.arange(len(self.keys)), self.keys, limit)
+        rows = np.nonzero(np.isin(self.rowids, allowed))[0]
+        scores = np.zeros(len(self.keys), dtype=np.float32)
+        scores[rows] = self.matrix[rows] @ np.asarray(query, dtype=np.float32)
+        return top_rows(scores, rows, self.keys, limit)

@@ -1,0 +1,502 @@
+"""Search latency (p50/p95/p99) of vector, lexical and hybrid retrieval over synthetic stores.
+
+    .venv/bin/python bench/search.py                          # 10k and 100k chunks
+    .venv/bin/python bench/search.py --sizes 10000 --passes 5
+    .venv/bin/python bench/search.py --workdir /tmp/ragd-search --keep   # reuse stores later
+    .venv/bin/python bench/search.py --profile                # + cProfile of hybrid at the largest size
+
+The stores are synthetic, built fast: chunk texts are sentences of real English words
+drawn (seeded RNG) from the unigram distribution of the SciFact corpus, so term
+statistics are realistic; embeddings are seeded random unit vectors of 384 dims,
+written through the Store protocol directly (embedding 100k chunks with the model
+would take hours). Queries are real: SciFact test queries (``queries.jsonl``, ids
+from ``qrels/test.tsv``), embedded with the real MiniLM model.
+
+Latency is measured through ``ragd.retrieve`` (validation, candidate searches,
+chunk fetch, fusion), twice:
+
+- query embedding excluded: the collection's embedder is a small wrapper that
+  returns the query vectors precomputed with the real model (same name and dims,
+  so the collection accepts it);
+- query embedding included: the real ``MiniLMEmbedder``.
+
+Lexical search embeds nothing, so it has only the first. The first vector search
+of a freshly opened store loads the matrix cache: that warm-up is reported on its
+own and never counted in the percentiles. Each pass runs every query once per mode;
+percentiles are per pass, and the median over passes is reported (other work may
+share the machine). Results: ``bench/results/search.json``. No timed assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import gzip
+import hashlib
+import io
+import json
+import pstats
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import (RESULTS_DIR, SCIFACT, human_bytes, load_average, machine_info,  # noqa: E402
+                     make_console, median, percentile, rss_mb, write_results)
+
+import ragd  # noqa: E402
+from ragd.embedding.onnx import MiniLMEmbedder  # noqa: E402
+from ragd.retrieval.fusion import fuse  # noqa: E402
+from ragd.retrieval.query import validate_query  # noqa: E402
+from ragd.retrieval.retrieve import candidate_lists  # noqa: E402
+from ragd.stores import DocumentRecord, open_store  # noqa: E402
+from ragd.text import query_terms  # noqa: E402
+from ragd.types import Chunk, Plan  # noqa: E402
+
+console = make_console()
+COLLECTION = "bench"
+GENERATOR_VERSION = 1  # bump when the synthetic corpus changes (stores are reused by name)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
+
+
+# -- the synthetic corpus --------------------------------------------------------------------
+def scifact_unigrams(corpus: Path, min_count: int = 2) -> tuple[list[str], np.ndarray]:
+    """Words of the SciFact corpus (lower-cased, seen ``min_count`` times or more) and their
+    relative frequencies, in a fixed order (count desc, then word)."""
+    counts: Counter[str] = Counter()
+    with gzip.open(corpus, "rt", encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                rec = json.loads(line)
+                counts.update(w.lower() for w in _WORD.findall(f"{rec.get('title', '')} "
+                                                                 f"{rec.get('text', '')}"))
+    items = sorted(((w, c) for w, c in counts.items() if c >= min_count),
+                   key=lambda wc: (-wc[1], wc[0]))
+    words = [w for w, _ in items]
+    freq = np.array([c for _, c in items], dtype=np.float64)
+    return words, freq / freq.sum()
+
+
+class SyntheticCorpus:
+    """Deterministic documents of sentences drawn from a unigram distribution."""
+
+    def __init__(self, words: list[str], probs: np.ndarray, seed: int,
+                 chunks_per_doc: int, dims: int) -> None:
+        self.words = np.array(words, dtype=object)
+        self.cdf = np.cumsum(probs)
+        self.cdf[-1] = 1.0
+        self.seed = seed
+        self.chunks_per_doc = chunks_per_doc
+        self.dims = dims
+
+    def _draw(self, rng: np.random.Generator, n: int) -> list[str]:
+        return self.words[np.searchsorted(self.cdf, rng.random(n), side="right")].tolist()
+
+    def _sentence_block(self, rng: np.random.Generator, n_words: int) -> str:
+        words = self._draw(rng, n_words)
+        out, i = [], 0
+        while i < n_words:
+            length = int(rng.integers(8, 26))
+            part = words[i:i + length]
+            i += length
+            out.append(part[0].capitalize() + (" " + " ".join(part[1:]) if len(part) > 1 else "")
+                       + ".")
+        return " ".join(out)
+
+    def document(self, number: int) -> tuple[DocumentRecord, list[Chunk], np.ndarray]:
+        """Document ``number``: the same on every run (its own RNG stream)."""
+        rng = np.random.default_rng([self.seed, number])
+        doc_id = f"syn-{number:07d}"
+        title = self._sentence_block(rng, int(rng.integers(6, 14))).rstrip(".")
+        chunks = []
+        for i in range(self.chunks_per_doc):
+            text = self._sentence_block(rng, int(rng.integers(80, 161)))
+            chunks.append(Chunk(doc_id=doc_id, chunk_index=i, text=text, context=title,
+                                tokens=int(len(text) / 4.2)))
+        vectors = rng.standard_normal((len(chunks), self.dims), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        digest = hashlib.sha256("\x1f".join([title, *(c.text for c in chunks)]).encode()).hexdigest()
+        return (DocumentRecord(doc_id=doc_id, content_hash=digest, title=title,
+                               source="synthetic"), chunks, vectors)
+
+
+def build_store(path: Path, corpus: SyntheticCorpus, n_chunks: int) -> dict[str, Any]:
+    """Write ``n_chunks`` synthetic chunks (whole documents) through the Store protocol."""
+    n_docs = -(-n_chunks // corpus.chunks_per_doc)
+    store = open_store(path)
+    store.create_collection(COLLECTION, MiniLMEmbedder.name, MiniLMEmbedder.dims,
+                            {"embedder": {"kind": "minilm"},
+                             "synthetic": {"generator": GENERATOR_VERSION, "seed": corpus.seed,
+                                           "chunks": n_chunks}})
+    gen_s = write_s = 0.0
+    written = 0
+    started = time.perf_counter()
+    for number in range(n_docs):
+        t0 = time.perf_counter()
+        record, chunks, vectors = corpus.document(number)
+        keep = min(len(chunks), n_chunks - written)
+        chunks, vectors = chunks[:keep], vectors[:keep]
+        t1 = time.perf_counter()
+        store.upsert_document(COLLECTION, record, chunks, vectors)
+        t2 = time.perf_counter()
+        gen_s += t1 - t0
+        write_s += t2 - t1
+        written += keep
+        if number % 2000 == 1999:
+            console.print(f"  built {written:,}/{n_chunks:,} chunks "
+                          f"({time.perf_counter() - started:.0f} s)")
+    t0 = time.perf_counter()
+    store.close()  # the last connection checkpoints the WAL into the main file
+    close_s = time.perf_counter() - t0
+    return {"documents": n_docs, "chunks": written, "generate_seconds": gen_s,
+            "write_seconds": write_s, "close_seconds": close_s,
+            "chunks_per_second_written": written / write_s if write_s else None,
+            "reused": False}
+
+
+def store_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
+
+
+def existing_chunks(path: Path, seed: int) -> int | None:
+    """Chunk count of a reusable store built by this generator with this seed, else None."""
+    if not path.exists():
+        return None
+    store = open_store(path)
+    try:
+        info = store.get_collection(COLLECTION)
+        syn = dict(info.config).get("synthetic") or {}
+        if syn.get("generator") != GENERATOR_VERSION or syn.get("seed") != seed:
+            return None
+        chunks = store.stats(COLLECTION)["chunks"]
+        return chunks if chunks == syn.get("chunks") else None
+    except ragd.RagdError:
+        return None
+    finally:
+        store.close()
+
+
+# -- queries -----------------------------------------------------------------------------------
+def scifact_test_queries(n: int) -> list[tuple[str, str]]:
+    """(id, text) of the first ``n`` SciFact test queries (qrels/test.tsv order of first use)."""
+    ids: list[str] = []
+    with open(SCIFACT / "qrels" / "test.tsv", encoding="utf-8") as f:
+        next(f)
+        for line in f:
+            qid = line.split("\t", 1)[0].strip()
+            if qid and qid not in ids:
+                ids.append(qid)
+    texts = {}
+    with open(SCIFACT / "queries.jsonl", encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                rec = json.loads(line)
+                texts[str(rec["_id"])] = rec["text"]
+    chosen = [q for q in ids if q in texts][:n] if n else [q for q in ids if q in texts]
+    return [(q, validate_query(texts[q])) for q in chosen]
+
+
+class PrecomputedQueryEmbedder:
+    """An embedder that answers ``embed_query`` from vectors computed beforehand with the
+    real model, so retrieval can be timed without the model (same name and dims)."""
+
+    def __init__(self, inner: MiniLMEmbedder, vectors: dict[str, np.ndarray]) -> None:
+        self._inner = inner
+        self._vectors = vectors
+        self.name = inner.name
+        self.dims = inner.dims
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._vectors[text]
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        raise RuntimeError("the search benchmark embeds no documents")
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        return self._inner.count_tokens(texts)
+
+    def spec(self) -> dict[str, Any]:
+        return self._inner.spec()
+
+
+# -- timing ------------------------------------------------------------------------------------
+def summarize(passes: list[list[float]]) -> dict[str, Any]:
+    """Per-pass percentiles (ms), and their median over passes."""
+    per_pass = [{"p50": percentile(p, 50) * 1e3, "p95": percentile(p, 95) * 1e3,
+                 "p99": percentile(p, 99) * 1e3, "mean": sum(p) / len(p) * 1e3,
+                 "max": max(p) * 1e3} for p in passes if p]
+    out: dict[str, Any] = {k: median([pp[k] for pp in per_pass])
+                           for k in ("p50", "p95", "p99", "mean", "max")}
+    out["samples_per_pass"] = len(passes[0]) if passes else 0
+    out["passes"] = per_pass
+    return out
+
+
+def time_calls(fn: Callable[[str], Any], queries: list[str]
+               ) -> tuple[list[float], list[float], list[Any]]:
+    """Wall times, CPU times of the calling thread (not counting BLAS/onnxruntime worker
+    threads; less sensitive to other processes than wall time) and results, per query."""
+    times, cpu, results = [], [], []
+    for q in queries:
+        c0, t0 = time.thread_time(), time.perf_counter()
+        r = fn(q)
+        times.append(time.perf_counter() - t0)
+        cpu.append(time.thread_time() - c0)
+        results.append(r)
+    return times, cpu, results
+
+
+def bench_size(path: Path, size: int, queries: list[str], qvecs: dict[str, np.ndarray],
+               embedder: MiniLMEmbedder, passes: int, profile: bool) -> dict[str, Any]:
+    gc.collect()
+    store = open_store(path)
+    excl = ragd.open_collection(store, COLLECTION, PrecomputedQueryEmbedder(embedder, qvecs))
+    incl = ragd.open_collection(store, COLLECTION, embedder)
+    out: dict[str, Any] = {"chunks": store.stats(COLLECTION)["chunks"], "rss_after_open":
+                           rss_mb()}
+
+    # Warm-up: the first vector search loads the matrix cache (timed on its own).
+    q0 = queries[0]
+    t0 = time.perf_counter()
+    store.vector_search(COLLECTION, qvecs[q0], 50)
+    out["first_vector_search_seconds"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    store.vector_search(COLLECTION, qvecs[q0], 50)
+    out["second_vector_search_seconds"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    store.lexical_search(COLLECTION, query_terms(q0), 50)
+    out["first_lexical_search_seconds"] = time.perf_counter() - t0
+    for q in queries[:20]:
+        for mode in ("vector", "lexical", "hybrid"):
+            ragd.retrieve(q, Plan(mode=mode), excl)
+    out["rss_after_warmup"] = rss_mb()
+
+    runs: dict[str, list[list[float]]] = {}
+    cpu_runs: dict[str, list[list[float]]] = {}
+    counts: dict[str, list[int]] = {}
+    variants = [("vector", "excluded", excl), ("lexical", "excluded", excl),
+                ("hybrid", "excluded", excl), ("vector", "included", incl),
+                ("hybrid", "included", incl)]
+    for p in range(passes):
+        for mode, emb, coll in variants:
+            plan = Plan(mode=mode)
+            times, cpu, results = time_calls(lambda q: ragd.retrieve(q, plan, coll), queries)
+            runs.setdefault(f"{mode}/{emb}", []).append(times)
+            cpu_runs.setdefault(f"{mode}/{emb}", []).append(cpu)
+            counts[f"{mode}/{emb}"] = [len(r) for r in results]
+        console.print(f"  pass {p + 1}/{passes} done (load average {load_average()})")
+    out["latency_ms"] = {name: {**summarize(t), "mean_results": sum(counts[name]) /
+                                len(counts[name]),
+                                "thread_cpu": summarize(cpu_runs[name])}
+                         for name, t in runs.items()}
+
+    # Components of hybrid (embedding excluded), one pass: where the time goes.
+    comp: dict[str, list[float]] = {"query_embedding": [], "vector_search": [],
+                                    "lexical_search": [], "get_chunks": [], "fuse_rrf": []}
+    hits_lex: list[int] = []
+    for q in queries:
+        t0 = time.perf_counter()
+        embedder.embed_query(q)
+        t1 = time.perf_counter()
+        vhits = store.vector_search(COLLECTION, qvecs[q], 50)
+        t2 = time.perf_counter()
+        lhits = store.lexical_search(COLLECTION, query_terms(q), 50)
+        t3 = time.perf_counter()
+        chunks = store.get_chunks(COLLECTION, [h.key for h in vhits] + [h.key for h in lhits])
+        t4 = time.perf_counter()
+        lists = candidate_lists(q, Plan(mode="hybrid"), excl)
+        t5 = time.perf_counter()
+        fuse(lists, "rrf", {"k": 60})
+        t6 = time.perf_counter()
+        comp["query_embedding"].append(t1 - t0)
+        comp["vector_search"].append(t2 - t1)
+        comp["lexical_search"].append(t3 - t2)
+        comp["get_chunks"].append(t4 - t3)
+        comp["fuse_rrf"].append(t6 - t5)
+        hits_lex.append(len(lhits))
+        assert len(chunks) >= len(vhits)
+    out["components_ms"] = {k: summarize([v]) for k, v in comp.items()}
+    out["lexical_hits_mean"] = sum(hits_lex) / len(hits_lex)
+
+    if profile:
+        prof = cProfile.Profile()
+        plan = Plan(mode="hybrid")
+        prof.enable()
+        for q in queries:
+            ragd.retrieve(q, plan, excl)
+        prof.disable()
+        buf = io.StringIO()
+        stats = pstats.Stats(prof, stream=buf).strip_dirs().sort_stats("cumulative")
+        stats.print_stats(30)
+        buf.write("\n--- by internal time ---\n")
+        stats.sort_stats("tottime").print_stats(20)
+        RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+        prof_path = RESULTS_DIR / f"search_profile_{size}.txt"
+        prof_path.write_text(f"cProfile of {len(queries)} hybrid retrieve() calls, query "
+                             f"embedding excluded, {size:,} chunks\n\n" + buf.getvalue())
+        out["profile"] = str(prof_path)
+
+    out["rss_after"] = rss_mb()
+    store.close()
+    del store, excl, incl
+    gc.collect()
+    return out
+
+
+# -- main --------------------------------------------------------------------------------------
+def _terminate(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)  # so that ``finally`` removes a temporary workdir
+
+
+def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _terminate)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="10000,100000",
+                        help="comma-separated chunk counts; default 10000,100000")
+    parser.add_argument("--queries", type=int, default=200,
+                        help="SciFact test queries to use (0: all 300); default 200")
+    parser.add_argument("--passes", type=int, default=3,
+                        help="passes over the queries per mode (median of per-pass percentiles)")
+    parser.add_argument("--chunks-per-doc", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=20240611)
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="where stores are built (reused when they match); default: a "
+                             "temporary directory, deleted at the end")
+    parser.add_argument("--keep", action="store_true", help="keep a temporary workdir")
+    parser.add_argument("--profile", action="store_true",
+                        help="cProfile hybrid retrieve at each size into bench/results/")
+    parser.add_argument("--name", default="search", help="results file name (without .json)")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    machine = machine_info()
+
+    corpus_path = SCIFACT / "corpus.jsonl.gz"
+    t0 = time.perf_counter()
+    words, probs = scifact_unigrams(corpus_path)
+    vocab_s = time.perf_counter() - t0
+    corpus = SyntheticCorpus(words, probs, args.seed, args.chunks_per_doc, MiniLMEmbedder.dims)
+    console.print(f"vocabulary: {len(words):,} SciFact words ({vocab_s:.1f} s)")
+
+    qs = scifact_test_queries(args.queries)
+    queries = [text for _, text in qs]
+    embedder = MiniLMEmbedder()
+    t0 = time.perf_counter()
+    embedder.embed_query(queries[0])
+    model_load_s = time.perf_counter() - t0
+    qvecs = {q: embedder.embed_query(q) for q in queries}
+    console.print(f"{len(queries)} SciFact test queries embedded (model load {model_load_s:.1f} s)")
+
+    temp = args.workdir is None
+    work = Path(tempfile.mkdtemp(prefix="ragd-bench-search-")) if temp else args.workdir
+    work.mkdir(parents=True, exist_ok=True)
+    per_size: dict[str, Any] = {}
+    try:
+        for size in sizes:
+            path = work / f"synthetic-g{GENERATOR_VERSION}-s{args.seed}-c{args.chunks_per_doc}-" \
+                          f"{size}.sqlite"
+            if existing_chunks(path, args.seed) == size:
+                build = {"reused": True, "chunks": size}
+                console.print(f"{size:,} chunks: reusing {path}")
+            else:
+                for p in path.parent.glob(path.name + "*"):
+                    p.unlink()
+                console.print(f"{size:,} chunks: building {path}")
+                t0 = time.perf_counter()
+                build = build_store(path, corpus, size)
+                build["seconds"] = time.perf_counter() - t0
+                console.print(f"  built in {build['seconds']:.0f} s "
+                              f"({build['chunks_per_second_written']:.0f} chunks/s written)")
+            result = {"build": build, "store_bytes": store_bytes(path)}
+            console.print(f"{size:,} chunks: measuring ({args.passes} passes x "
+                          f"{len(queries)} queries x 5 variants)")
+            result.update(bench_size(path, size, queries, qvecs, embedder, args.passes,
+                                     args.profile))
+            per_size[str(size)] = result
+    finally:
+        if temp and not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        elif temp:
+            console.print(f"kept {work}")
+
+    results = {
+        "benchmark": "search",
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "machine": machine,
+        "settings": {"sizes": sizes, "queries": len(queries), "passes": args.passes,
+                     "chunks_per_doc": args.chunks_per_doc, "seed": args.seed,
+                     "plan": {"k": Plan().k, "pool": Plan().pool, "fusion": Plan().fusion},
+                     "vocabulary_words": len(words), "embeddings": "seeded random unit vectors",
+                     "statistic": f"median over {args.passes} passes of per-pass percentiles",
+                     "target": "hybrid p95 <= 25 ms at 100k chunks, query embedding excluded"},
+        "model_load_seconds": model_load_s,
+        "sizes": per_size,
+    }
+    path = write_results(args.name, results)
+    print_tables(results)
+    console.print(f"results: {path}")
+    return 0
+
+
+def print_tables(r: dict[str, Any]) -> None:
+    s = r["settings"]
+    table = Table(title=f"ragd search latency (ms) — {s['queries']} SciFact test queries, "
+                        f"k={s['plan']['k']} pool={s['plan']['pool']}, synthetic chunks — "
+                        f"{s['statistic']}")
+    for col in ("chunks", "mode", "query embedding", "p50", "p95", "p99", "mean",
+                "p50 / p95 thread CPU", "results"):
+        table.add_column(col, justify="left" if col in ("mode", "query embedding") else "right")
+    for size, res in r["sizes"].items():
+        for name, lat in res["latency_ms"].items():
+            mode, emb = name.split("/")
+            mark = ""
+            if name == "hybrid/excluded" and int(size) >= 100_000:
+                mark = " ✓" if lat["p95"] <= 25 else " ✗"
+            table.add_row(f"{int(size):,}", mode, emb if mode != "lexical" else "n/a",
+                          f"{lat['p50']:.2f}", f"{lat['p95']:.2f}{mark}", f"{lat['p99']:.2f}",
+                          f"{lat['mean']:.2f}",
+                          f"{lat['thread_cpu']['p50']:.2f} / {lat['thread_cpu']['p95']:.2f}",
+                          f"{lat['mean_results']:.1f}")
+        table.add_section()
+    console.print(table)
+
+    t2 = Table(title="components of hybrid (query embedding excluded), one pass, ms; "
+                     "store, cache and memory")
+    for col in ("chunks", "embed query p50/p95", "vector_search p50/p95",
+                "lexical_search p50/p95", "get_chunks p50/p95", "fuse p50", "first vector "
+                "search (cache load)", "store file", "RSS now / peak", "build"):
+        t2.add_column(col, justify="right")
+    for size, res in r["sizes"].items():
+        c = res["components_ms"]
+
+        def pp(name: str) -> str:
+            return f"{c[name]['p50']:.2f} / {c[name]['p95']:.2f}"
+        b = res["build"]
+        build = ("reused" if b.get("reused") else
+                 f"{b['seconds']:.0f} s, {b['chunks_per_second_written']:.0f} chunks/s")
+        rss = res["rss_after"]
+        t2.add_row(f"{int(size):,}", pp("query_embedding"), pp("vector_search"),
+                   pp("lexical_search"), pp("get_chunks"), f"{c['fuse_rrf']['p50']:.2f}",
+                   f"{res['first_vector_search_seconds'] * 1e3:.0f} ms",
+                   human_bytes(res["store_bytes"]),
+                   f"{rss['rss_mb']:.0f} / {rss['max_rss_mb']:.0f} MiB", build)
+    console.print(t2)
+    m = r["machine"]
+    console.print(f"{m['cpu_model']}, {m['cores']} cores, python {m['python']}, numpy "
+                  f"{m['numpy']}, onnxruntime {m['onnxruntime']}, sqlite {m['sqlite']}; load "
+                  f"average at start {m['load_average_at_start']}. Other work may share the "
+                  "machine: percentiles are medians over passes; 'thread CPU' is the calling "
+                  "thread's CPU time (excludes BLAS/onnxruntime worker threads).")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,207 @@
+"""The ``ragd eval`` command group: ``ragd eval beir DIR`` runs a BEIR dataset through ragd.
+
+Prints a table of nDCG@k, Recall@depth, MRR@k and latency p50/p95 per mode, writes
+``summary.json``, ``per_query.json`` and ``run.<mode>.trec`` into ``--out``, optionally an
+HTML report, and checks ``--gate`` conditions: exit 1 naming every failed gate, exit 2 for a
+malformed gate, an unknown mode or metric, before any work.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .errors import UsageError
+
+out = Console(highlight=False, soft_wrap=True, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def _modes(text: str) -> list[str]:
+    from .evaluation.modes import mode_names
+
+    names = [m.strip() for m in text.split(",") if m.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("name at least one mode")
+    unknown = [m for m in names if m not in mode_names()]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown mode {unknown[0]!r}; choose from {', '.join(mode_names())}")
+    return list(dict.fromkeys(names))
+
+
+def add_eval_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    """Register ``ragd eval beir`` under the CLI's subparsers (``common``: --store/--collection)."""
+    from .evaluation.modes import DEFAULT_MODES, mode_names
+
+    group = subparsers.add_parser("eval", help="measure retrieval quality (BEIR datasets)")
+    sub = group.add_subparsers(dest="eval_command", required=True, metavar="SUBCOMMAND")
+    p = sub.add_parser(
+        "beir", parents=[common], help="run a BEIR dataset in every mode and score it",
+        description="Ingest a BEIR folder (corpus.jsonl[.gz], queries.jsonl, qrels/SPLIT.tsv) "
+        "into a cached store, run every query in each mode, print nDCG, recall, MRR and "
+        "latency per mode, write summary.json and TREC run files.")
+    p.add_argument("dir", metavar="DIR", help="BEIR dataset folder")
+    p.add_argument("--split", default="test", help="qrels split (qrels/SPLIT.tsv; default test)")
+    p.add_argument("--modes", type=_modes, default=list(DEFAULT_MODES),
+                   help=f"comma-separated, from {', '.join(mode_names())} "
+                   f"(default {','.join(DEFAULT_MODES)})")
+    p.add_argument("--limit-queries", type=_positive, metavar="N",
+                   help="only the first N queries (in qrels order)")
+    p.add_argument("--k", type=_positive, default=10, help="cutoff of nDCG and MRR (default 10)")
+    p.add_argument("--depth", type=_positive, default=100,
+                   help="documents kept per query, the recall cutoff (default 100)")
+    p.add_argument("--pool", type=_positive, default=200,
+                   help="chunks asked of each candidate list by the named modes (default 200)")
+    p.add_argument("--exclude-self", action="store_true",
+                   help="drop a document whose id equals the query id (ArguAna, Quora)")
+    p.add_argument("--gate", action="append", default=[], metavar="MODE:METRIC>=X",
+                   help="fail (exit 1) unless the condition holds, e.g. "
+                   "'hybrid-rrf:ndcg@10>=0.70'; metrics ndcg@K, recall@DEPTH, mrr@K, p50_ms, "
+                   "p95_ms; operators >= <= > < (repeatable)")
+    p.add_argument("--report", metavar="FILE.html", help="write a self-contained HTML report")
+    p.add_argument("--out", metavar="DIR",
+                   help="where summary.json and run files go (default ./eval-results/DATASET)")
+    p.add_argument("--cache", metavar="DIR",
+                   help="store folder for the ingested corpus (default "
+                   "RAGD_HOME/eval/DATASET-SHA-EMBEDDER-POLICY)")
+    p.add_argument("--embedder", help="embedder of a new cache (default: the configured one)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=cmd_eval_beir)
+
+
+def _table(results: list, title: str) -> Table:
+    from .evaluation.runner import plan_label
+
+    names = list(results[0].metrics) if results else []
+    table = Table(title=title)
+    table.add_column("mode", no_wrap=True)
+    for m in names:
+        table.add_column(m, justify="right")
+    table.add_column("p50 ms", justify="right")
+    table.add_column("p95 ms", justify="right")
+    table.add_column("plan", no_wrap=True)
+    best = {m: max(r.metrics[m] for r in results) for m in names}
+    for r in results:
+        lat = r.latency
+        cells = [(f"[bold]{r.metrics[m]:.4f}[/]" if r.metrics[m] == best[m]
+                  else f"{r.metrics[m]:.4f}") for m in names]
+        table.add_row(r.name, *cells, f"{lat['p50_ms']:.1f}", f"{lat['p95_ms']:.1f}",
+                      escape(plan_label(r.plan)))
+    return table
+
+
+def cmd_eval_beir(args: argparse.Namespace) -> int:
+    from .collection import open_collection
+    from .config import load_settings
+    from .embedding import make_embedder
+    from .evaluation import metrics as M
+    from .evaluation.beir import load_beir
+    from .evaluation.cache import CACHE_COLLECTION, _slug, cache_dir, policy_hash, prepare_store
+    from .evaluation.gates import check_gates, failed, parse_gates
+    from .evaluation.runner import (LATENCY_METRICS, EvalConfig, run_mode, summary,
+                                    write_outputs)
+    from .types import Plan
+
+    # Everything that can be a usage mistake is checked before any work.
+    config = EvalConfig(k=args.k, depth=args.depth, pool=args.pool,
+                        exclude_self=args.exclude_self)
+    metric_names = [*M.metric_names(config.k, config.depth), *LATENCY_METRICS]
+    gates = parse_gates(args.gate, args.modes, metric_names)
+    M._pytrec_eval()
+    if args.report:
+        from .evaluation.report import _pyplot
+
+        _pyplot()
+    settings = load_settings({"embedder": args.embedder})
+    dataset = load_beir(args.dir, args.split, args.limit_queries)
+    embedder = make_embedder(settings.embedder)
+    policy = settings.chunking
+    if args.store:
+        location = args.store
+        collection = args.collection or (f"beir-{_slug(dataset.name)}-"
+                                         f"{dataset.corpus_sha256[:8]}-{policy_hash(policy)}")
+    else:
+        location = args.cache or str(cache_dir(settings.home, dataset, embedder, policy))
+        collection = args.collection or CACHE_COLLECTION
+    out_dir = Path(args.out) if args.out else Path("eval-results") / _slug(dataset.name)
+
+    base = Plan(k=settings.k, mode=settings.mode, fusion=settings.fusion)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                  TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as progress:
+        task = progress.add_task(f"ingesting {dataset.name}", total=None)
+
+        def ingested(report: Any) -> None:
+            progress.update(task, description=(
+                f"ingesting {dataset.name}: {report.documents} documents, "
+                f"{report.chunks} new chunks"))
+
+        prepared = prepare_store(dataset, embedder, policy, location, collection, ingested)
+        coll = prepared.collection
+        progress.remove_task(task)
+        report = prepared.report
+        stats = coll.stats()
+        err.print(f"corpus {escape(str(dataset.corpus_path))}: {report.documents:,} documents "
+                  f"({report.new:,} new, {report.changed:,} changed, {report.unchanged:,} "
+                  f"unchanged, {report.failed:,} failed) in {report.seconds:.1f} s; "
+                  f"{stats.get('chunks', '?'):,} chunks in {escape(coll.store.url)} "
+                  f"(collection {collection!r})")
+        results = []
+        for name in args.modes:
+            task = progress.add_task(f"{name}", total=len(dataset.queries))
+            results.append(run_mode(name, dataset, coll, base, config,
+                                    lambda i, t=task: progress.update(t, completed=i)))
+            progress.remove_task(task)
+    gate_results = check_gates(gates, {r.name: r.measured() for r in results})
+    data = summary(dataset, coll, results, config, {
+        "store": {"url": coll.store.url, "collection": collection, "chunks": stats.get("chunks"),
+                  "chunk_policy": policy.as_dict()},
+        "ingest": report.as_dict() | {"failures": report.as_dict()["failures"][:20]},
+        "gates": [{"gate": str(g.gate), "value": g.value, "passed": g.passed}
+                  for g in gate_results]})
+    coll.close()
+    paths = write_outputs(out_dir, dataset, results, data)
+    if args.report:
+        from .evaluation.report import write_report
+
+        paths["report"] = write_report(Path(args.report), data, results, dataset.qrels,
+                                       gate_results)
+    if args.json:
+        out.print_json(data=data)
+    else:
+        table = _table(results, f"{dataset.name} ({dataset.split}, "
+                                f"{len(dataset.queries):,} queries)")
+        # Not a terminal (a pipe, a log): wide enough that no row wraps.
+        (out if out.is_terminal else Console(highlight=False, emoji=False, width=160)).print(table)
+        out.print(f"wrote {escape(str(out_dir))}/summary.json and run files"
+                  + (f"; report {escape(str(paths['report']))}" if "report" in paths else ""))
+    for g in gate_results:
+        (out if g.passed else err).print(("" if g.passed else "[bold red]") + escape(g.describe())
+                                         + ("" if g.passed else "[/]"))
+    bad = failed(gate_results)
+    if bad:
+        err.print(f"ragd: {len(bad)} gate{'s' if len(bad) > 1 else ''} failed: "
+                  + "; ".join(escape(f"{g.gate} (measured {g.value:.4f})" if g.value is not None
+                                     else f"{g.gate} (not measured)") for g in bad))
+        return 1
+    return 0
+
+
+__all__ = ["add_eval_commands", "cmd_eval_beir", "UsageError"]

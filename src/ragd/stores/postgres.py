@@ -1,0 +1,511 @@
+"""The PostgreSQL + pgvector store: the reference schema of the canonical spec (§3-§4).
+
+Same Store protocol and the same behaviour as the SQLite store (filters, ties by
+(doc_id, chunk_index), model-mismatch errors naming both models, atomic per-document
+writes), written as explicit SQL over psycopg 3, a thread-safe psycopg_pool
+ConnectionPool and pgvector-python (``register_vector``: numpy arrays travel as binary
+``vector`` values).
+
+Schema (in the PostgreSQL schema ``ragd``, or ``?schema=NAME``; versioned migrations
+in ``pg_migrations/*.sql`` recorded in ``schema_version``, applied on open under an
+advisory lock, idempotent and safe to race): ``collections`` (fixed embed_model and
+embed_dims, config jsonb, data_version), ``documents``, and **one chunk table per
+collection**, ``chunks_<collection id>``. A collection fixes its dimension forever, so
+its table has a typed ``embedding vector(dims)`` column and a plain HNSW index
+(``vector_cosine_ops``; dims over 2000 are indexed through a ``halfvec`` expression,
+over 4000 searched exactly). One shared table with an untyped ``vector`` column would
+need per-collection partial expression indexes, which the planner uses only when the
+query repeats the exact expression and a literal collection id (generic prepared plans
+lose them); a table per collection keeps HNSW plain and lets each collection be
+vacuumed, rebuilt, dropped or placed on its own (Citus: one colocated shard per
+collection). Each chunk table has a generated ``tsvector`` with a GIN index, ``tags
+text[]`` with GIN, ``metadata jsonb`` with GIN (``jsonb_path_ops``) and a section index.
+
+Lexical ranking is ``ts_rank_cd`` (cover density, normalised by 1 + log(length)), not
+BM25 as in the SQLite store: it has no inverse document frequency (a rare term weighs
+what a common one does), no term-frequency saturation (``k1``), and its length
+normalisation is a fixed log rather than BM25's ``b`` against the average length; it
+does reward query terms that occur close together. Tokens: ASCII punctuation splits
+words and diacritics are removed (``ragd_fold``), then Snowball English stems, as in
+SQLite; stop words are kept (a query of only stop words still matches). The chunks
+that match agree with SQLite's for content words; their order can differ. Fusion is
+done in Python by ``ragd.retrieval``, identically for both backends.
+
+Vector search: ``ORDER BY embedding <=> q`` (score = 1 - cosine distance), ties
+broken in SQL. HNSW queries set ``hnsw.ef_search`` (at least ``k``) and pgvector's
+iterative scan for the transaction, so a filter does not starve the result. A filter
+that matches at most ``exact_below`` rows is searched exactly (cheaper than walking the
+graph that far), and an index search that still comes back short of ``k`` is
+redone exactly: a filtered search never returns fewer rows than match.
+
+Store URL: ``postgresql://user:pass@host:port/db?OPTIONS``, where the ragd options
+below are removed before connecting (everything else goes to libpq):
+
+    schema=ragd                 PostgreSQL schema holding the tables
+    ef_search=40                HNSW candidate list per query (raised to k when k is larger)
+    hnsw_m=16                   HNSW graph degree of new collections
+    hnsw_ef_construction=64     HNSW build candidate list of new collections
+    search=auto                 auto (HNSW when indexed) | exact (never use the index)
+    iterative_scan=relaxed_order relaxed_order (re-sorted) | strict_order | off
+    max_scan_tuples=20000       how far an iterative scan goes before giving up
+    exact_below=500             filtered searches matching at most this many rows go exact
+    lexical_rank=ts_rank_cd     ts_rank_cd (cover density) | ts_rank (cheaper, no proximity)
+    pool_min=1, pool_max=10     connection pool size
+
+A collection's ``config`` may set ``hnsw_m`` / ``hnsw_ef_construction`` too.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg import sql
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from ..errors import EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError
+from ..types import Chunk, Filters
+from . import postgres_sql as Q
+from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, rank_hits
+from .postgres_sql import (SCHEMA_VERSION, PgOptions, ServerInfo, message as _message,
+                           migrate, parse_store_url, version_tuple as _version_tuple)
+
+__all__ = ["PgOptions", "PostgresStore", "SCHEMA_VERSION", "ServerInfo", "init_store",
+           "migrate", "parse_store_url"]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def init_store(url: str) -> str:
+    """Apply the schema migrations of the store at ``url``; one line saying where it stands
+    (what ``ragd store init --store URL`` prints)."""
+    conninfo, options, shown = parse_store_url(url)
+    try:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            info = migrate(conn, options.schema)
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot initialise store {shown}: {_message(exc)}") from exc
+    return (f"store {shown}: schema {options.schema!r} at version {info.schema_version} "
+            f"(PostgreSQL {info.server_version}, pgvector {info.pgvector_version})")
+
+
+@dataclass(frozen=True)
+class _Coll:
+    cid: int
+    info: CollectionInfo
+    index: dict[str, Any] = field(default_factory=dict)
+
+
+class PostgresStore:
+    """A ragd store in a PostgreSQL database with pgvector. Thread-safe (a connection pool)."""
+
+    def __init__(self, url: str, **options: Any) -> None:
+        conninfo, opts, self.url = parse_store_url(url)
+        self.options = replace(opts, **options) if options else opts
+        try:
+            with psycopg.connect(conninfo, autocommit=True) as conn:
+                self.server = migrate(conn, self.options.schema)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot open store {self.url}: {_message(exc)}") from exc
+        self._iterative = _version_tuple(self.server.pgvector_version) >= (0, 8, 0)
+        self._lock = threading.Lock()
+        self._colls: dict[str, _Coll] = {}
+        self._pool = ConnectionPool(
+            conninfo, min_size=self.options.pool_min,
+            max_size=max(self.options.pool_max, self.options.pool_min),
+            configure=self._configure, open=True, name=f"ragd {self.url}",
+            kwargs={"application_name": "ragd"} if "application_name" not in conninfo else {})
+
+    def _configure(self, conn: psycopg.Connection) -> None:
+        conn.execute("SELECT set_config('search_path', %s, false), '[0]'::vector",
+                     (self.server.search_path,))
+        register_vector(conn)
+        conn.commit()
+
+    @contextmanager
+    def _conn(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection; one transaction, committed at the end (rolled back on error).
+        Driver and server failures become StoreError."""
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except psycopg.errors.UndefinedTable as exc:
+            with self._lock:
+                self._colls.clear()
+            raise StoreError(f"store {self.url}: {_message(exc)} (was the collection dropped "
+                             "by another process?)") from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"store {self.url}: {_message(exc)}") from exc
+
+    # -- collections -----------------------------------------------------------------------
+    @staticmethod
+    def _info(row: Sequence[Any]) -> _Coll:
+        info = CollectionInfo(name=row[1], embed_model=row[2], embed_dims=int(row[3]),
+                              config=row[4], created_at=row[5])
+        return _Coll(int(row[0]), info, dict(row[6]))
+
+    _COLL_SQL = ("SELECT id, name, embed_model, embed_dims, config, created_at, vector_index "
+                 "FROM collections")
+
+    def _coll(self, name: str) -> _Coll:
+        with self._lock:
+            found = self._colls.get(name)
+        if found is not None:
+            return found
+        with self._conn() as conn:
+            row = conn.execute(self._COLL_SQL + " WHERE name = %s", (name,)).fetchone()
+            if row is None:
+                known = [r[0] for r in conn.execute("SELECT name FROM collections ORDER BY name")]
+                raise UnknownCollectionError(
+                    f"unknown collection {name!r} in store {self.url} "
+                    f"(collections: {', '.join(known) if known else 'none'})")
+        coll = self._info(row)
+        with self._lock:
+            self._colls[name] = coll
+        return coll
+
+    def create_collection(self, name: str, embed_model: str, embed_dims: int,
+                          config: Mapping[str, Any]) -> CollectionInfo:
+        if not name or not name.strip() or "\x00" in name:
+            raise UsageError("collection name must not be empty")
+        config = dict(config)
+        with self._conn() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                         (Q.MIGRATION_LOCK, name))
+            row = conn.execute(self._COLL_SQL + " WHERE name = %s", (name,)).fetchone()
+            if row is None:
+                index = Q.index_plan(int(embed_dims),
+                                     int(config.get("hnsw_m", self.options.hnsw_m)),
+                                     int(config.get("hnsw_ef_construction",
+                                                    self.options.hnsw_ef_construction)))
+                row = conn.execute(
+                    "INSERT INTO collections (name, embed_model, embed_dims, config, created_at,"
+                    " vector_index) VALUES (%s, %s, %s, %s, %s, %s) RETURNING id, name, "
+                    "embed_model, embed_dims, config, created_at, vector_index",
+                    (name, embed_model, int(embed_dims), Jsonb(config), _now(), Jsonb(index))
+                ).fetchone()
+                cid = int(row[0])
+                conn.execute(Q.create_chunk_table(cid, int(embed_dims)))
+                ddl = Q.create_vector_index(cid, int(embed_dims), index)
+                if ddl is not None:
+                    conn.execute(ddl)
+        coll = self._info(row)
+        info = coll.info
+        if (info.embed_model, info.embed_dims) != (embed_model, int(embed_dims)):
+            raise EmbedModelMismatchError(
+                f"collection {name!r} is bound to embedding model {info.embed_model} "
+                f"({info.embed_dims} dims), not {embed_model} ({embed_dims} dims)")
+        with self._lock:
+            self._colls[name] = coll
+        return info
+
+    def get_collection(self, name: str) -> CollectionInfo:
+        return self._coll(name).info
+
+    def list_collections(self) -> list[CollectionInfo]:
+        with self._conn() as conn:
+            rows = conn.execute(self._COLL_SQL + " ORDER BY name").fetchall()
+        return [self._info(r).info for r in rows]
+
+    def drop_collection(self, name: str) -> None:
+        coll = self._coll(name)
+        with self._conn() as conn:
+            conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(Q.chunk_table(coll.cid)))
+            conn.execute("DELETE FROM collections WHERE id = %s", (coll.cid,))
+        with self._lock:
+            self._colls.pop(name, None)
+
+    # -- documents -------------------------------------------------------------------------
+    _DOC_SQL = ("SELECT doc_id, title, source, metadata, content_hash, version, ingested_at "
+                "FROM documents WHERE collection_id = %s")
+
+    @staticmethod
+    def _record(row: Sequence[Any]) -> DocumentRecord:
+        return DocumentRecord(doc_id=row[0], title=row[1], source=row[2], metadata=row[3],
+                              content_hash=row[4], version=int(row[5]), ingested_at=row[6])
+
+    def get_document(self, collection: str, doc_id: str) -> DocumentRecord | None:
+        cid = self._coll(collection).cid
+        with self._conn() as conn:
+            row = conn.execute(self._DOC_SQL + " AND doc_id = %s", (cid, doc_id)).fetchone()
+        return self._record(row) if row else None
+
+    def list_documents(self, collection: str) -> list[DocumentRecord]:
+        cid = self._coll(collection).cid
+        with self._conn() as conn:
+            rows = conn.execute(self._DOC_SQL + " ORDER BY doc_id", (cid,)).fetchall()
+        return [self._record(r) for r in rows]
+
+    def _checked(self, coll: _Coll, record: DocumentRecord, chunks: Sequence[Chunk],
+                 embeddings: np.ndarray) -> np.ndarray:
+        """The embeddings as float32 rows, after the checks that precede any write."""
+        dims = coll.info.embed_dims
+        vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
+        if vectors.shape != (len(chunks), dims):
+            raise UsageError(f"document {record.doc_id!r}: expected embeddings of shape "
+                             f"({len(chunks)}, {dims}), got {tuple(vectors.shape)}")
+        if any(c.doc_id != record.doc_id for c in chunks):
+            raise UsageError(f"document {record.doc_id!r}: a chunk belongs to another doc_id")
+        if len({c.chunk_index for c in chunks}) != len(chunks):
+            raise UsageError(f"document {record.doc_id!r}: duplicate chunk_index")
+        if not np.isfinite(vectors).all():
+            raise UsageError(f"document {record.doc_id!r}: embeddings contain NaN or infinity")
+        texts = [record.doc_id, record.title, record.source]
+        texts += [s for c in chunks for s in (c.text, c.context, c.chunk_id)]
+        if any("\x00" in s for s in texts):
+            raise UsageError(f"document {record.doc_id!r}: text contains a NUL character, "
+                             "which PostgreSQL cannot store")
+        return vectors
+
+    def _chunk_rows(self, cid: int, chunks: Sequence[Chunk],
+                    vectors: np.ndarray) -> list[tuple[Any, ...]]:
+        return [(cid, c.doc_id, c.chunk_index, c.chunk_id, c.section_id, c.parent_id, c.kind,
+                 c.context, c.text, list(c.tags), Jsonb(dict(c.metadata)), c.tokens,
+                 c.start_offset, c.end_offset, c.page, v) for c, v in zip(chunks, vectors)]
+
+    _UPSERT_DOC = (
+        "INSERT INTO documents AS d (collection_id, doc_id, title, source, metadata, "
+        "content_hash, version, ingested_at) VALUES (%s, %s, %s, %s, %s, %s, 1, %s) "
+        "ON CONFLICT (collection_id, doc_id) DO UPDATE SET title = excluded.title, "
+        "source = excluded.source, metadata = excluded.metadata, "
+        "content_hash = excluded.content_hash, version = d.version + 1, "
+        "ingested_at = excluded.ingested_at")
+
+    def _doc_row(self, cid: int, record: DocumentRecord) -> tuple[Any, ...]:
+        return (cid, record.doc_id, record.title, record.source, Jsonb(dict(record.metadata)),
+                record.content_hash, record.ingested_at or _now())
+
+    def upsert_document(self, collection: str, record: DocumentRecord,
+                        chunks: Sequence[Chunk], embeddings: np.ndarray) -> None:
+        """One transaction: the document row (locked first, so concurrent writers of the
+        same document queue), its old chunks deleted, the new ones inserted."""
+        coll = self._coll(collection)
+        vectors = self._checked(coll, record, chunks, embeddings)
+        t = Q.chunk_table(coll.cid)
+        insert = sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
+            t, sql.SQL(", ").join(map(sql.Identifier, ("collection_id",) + Q.CHUNK_COLUMNS
+                                      + ("embedding",))),
+            sql.SQL(", ").join(sql.Placeholder() * (len(Q.CHUNK_COLUMNS) + 2)))
+        with self._conn() as conn, conn.pipeline():
+            conn.execute(self._UPSERT_DOC, self._doc_row(coll.cid, record))
+            conn.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND doc_id = %s"
+                                 ).format(t), (coll.cid, record.doc_id))
+            if chunks:
+                with conn.cursor() as cur:
+                    cur.executemany(insert, self._chunk_rows(coll.cid, chunks, vectors))
+            conn.execute("UPDATE collections SET data_version = data_version + 1 "
+                         "WHERE id = %s", (coll.cid,))
+
+    def upsert_documents(self, collection: str,
+                         items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]
+                         ) -> int:
+        """Bulk path: many documents in ONE transaction (all of them or none), chunks loaded
+        with binary COPY. Returns the number of chunks written."""
+        coll = self._coll(collection)
+        ids = [record.doc_id for record, _, _ in items]
+        if len(set(ids)) != len(ids):
+            raise UsageError("upsert_documents: a doc_id appears twice in one batch")
+        checked = [(r, c, self._checked(coll, r, c, e)) for r, c, e in items]
+        if not checked:
+            return 0
+        t = Q.chunk_table(coll.cid)
+        copy = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
+            t, sql.SQL(", ").join(map(sql.Identifier, ("collection_id",) + Q.CHUNK_COLUMNS
+                                      + ("embedding",))))
+        written = 0
+        with self._conn() as conn:
+            with conn.cursor() as cur:
+                cur.executemany(self._UPSERT_DOC, [self._doc_row(coll.cid, r)
+                                                   for r, _, _ in checked])
+                cur.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND "
+                                    "doc_id = ANY(%s::text[])").format(t), (coll.cid, ids))
+                with cur.copy(copy) as out:
+                    out.set_types(Q.COPY_TYPES)
+                    for _, chunks, vectors in checked:
+                        for row in self._chunk_rows(coll.cid, chunks, vectors):
+                            out.write_row(row)
+                        written += len(chunks)
+                cur.execute("UPDATE collections SET data_version = data_version + 1 "
+                            "WHERE id = %s", (coll.cid,))
+        return written
+
+    def delete_document(self, collection: str, doc_id: str) -> bool:
+        cid = self._coll(collection).cid
+        with self._conn() as conn:
+            cur = conn.execute("DELETE FROM documents WHERE collection_id = %s AND doc_id = %s",
+                               (cid, doc_id))  # its chunks go by ON DELETE CASCADE
+            found = cur.rowcount > 0
+            if found:
+                conn.execute("UPDATE collections SET data_version = data_version + 1 "
+                             "WHERE id = %s", (cid,))
+        return found
+
+    def data_version(self, collection: str) -> int:
+        """A counter bumped by every committed write to the collection."""
+        cid = self._coll(collection).cid
+        with self._conn() as conn:
+            return int(conn.execute("SELECT data_version FROM collections WHERE id = %s",
+                                    (cid,)).fetchone()[0])
+
+    # -- search ----------------------------------------------------------------------------
+    def vector_search(self, collection: str, query: np.ndarray, limit: int,
+                      filters: Filters = Filters(), *, ef_search: int | None = None,
+                      exact: bool | None = None) -> list[Hit]:
+        """Top ``limit`` by cosine similarity. ``ef_search`` overrides the store's for this
+        query; ``exact`` forces (True) or forbids (False) the exact path."""
+        coll = self._coll(collection)
+        dims = coll.info.embed_dims
+        q = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
+        if q.shape[0] != dims:
+            raise UsageError(f"query vector has {q.shape[0]} dims; collection "
+                             f"{collection!r} has {dims}")
+        if not np.isfinite(q).all():
+            raise UsageError("query vector contains NaN or infinity")
+        if limit <= 0:
+            return []
+        where, params = Q.filter_sql(filters)
+        params.update(q=q, k=int(limit), k_inner=int(limit) + 10)
+        dist = Q.distance_expr(coll.index, dims)
+        use_exact = (self.options.search == "exact" or coll.index.get("kind") == "none"
+                     if exact is None else exact)
+        with self._conn() as conn:
+            if not use_exact and filters and exact is None:
+                matching = conn.execute(Q.count_query(coll.cid, where),
+                                        {**params, "cap": self.options.exact_below + 1}
+                                        ).fetchone()[0]
+                use_exact = matching <= self.options.exact_below
+            rows: list[tuple[Any, ...]] = []
+            if not use_exact:
+                mode = self.options.iterative_scan if self._iterative else "off"
+                conn.execute(
+                    "SELECT set_config('hnsw.ef_search', %s, true)"
+                    + (", set_config('hnsw.iterative_scan', %s, true), "
+                       "set_config('hnsw.max_scan_tuples', %s, true)" if self._iterative else ""),
+                    [str(max(ef_search or self.options.ef_search, limit + 10))]
+                    + ([mode, str(self.options.max_scan_tuples)] if self._iterative else []))
+                rows = conn.execute(Q.vector_query(coll.cid, dist, where, exact=False,
+                                                   relaxed=mode == "relaxed_order"),
+                                    params).fetchall()
+            if use_exact or (len(rows) < limit and exact is None):
+                rows = conn.execute(Q.vector_query(coll.cid, dist, where, exact=True,
+                                                   relaxed=False), params).fetchall()
+        return [Hit(r[0], int(r[1]), 1.0 - float(r[2])) for r in rows]
+
+    def lexical_search(self, collection: str, terms: Sequence[str], limit: int,
+                       filters: Filters = Filters()) -> list[Hit]:
+        terms = [t.replace("\x00", " ") for t in terms if t]
+        if not terms or limit <= 0:
+            return []
+        coll = self._coll(collection)
+        where, params = Q.filter_sql(filters)
+        params.update(terms=terms, k=int(limit))
+        with self._conn() as conn:
+            rows = conn.execute(Q.lexical_query(coll.cid, where, self.options.lexical_rank),
+                                params).fetchall()
+        return rank_hits([Hit(r[0], int(r[1]), float(r[2])) for r in rows], limit)
+
+    def find_sections(self, collection: str, section_ids: Sequence[str], limit: int,
+                      filters: Filters = Filters()) -> list[Key]:
+        wanted = [s.replace("\x00", " ") for s in dict.fromkeys(section_ids)]
+        if not wanted or limit <= 0:
+            return []
+        coll = self._coll(collection)
+        where, params = Q.filter_sql(filters)
+        params.update(sections=wanted, k=int(limit))
+        with self._conn() as conn:
+            rows = conn.execute(sql.SQL(
+                "SELECT c.doc_id, c.chunk_index FROM {} c WHERE c.section_id = "
+                "ANY(%(sections)s::text[]){} ORDER BY c.doc_id, c.chunk_index LIMIT %(k)s"
+            ).format(Q.chunk_table(coll.cid), where), params).fetchall()
+        return [(r[0], int(r[1])) for r in rows]
+
+    # -- reading ---------------------------------------------------------------------------
+    @staticmethod
+    def _chunk(row: Sequence[Any]) -> Chunk:
+        return Chunk(doc_id=row[0], chunk_index=int(row[1]), chunk_id=row[2], section_id=row[3],
+                     parent_id=row[4], kind=row[5], context=row[6], text=row[7],
+                     tags=tuple(row[8]), metadata=row[9], tokens=int(row[10]),
+                     start_offset=row[11], end_offset=row[12], page=row[13])
+
+    _COLUMNS = sql.SQL(", ").join(sql.Identifier("c", n) for n in Q.CHUNK_COLUMNS)
+
+    def get_chunks(self, collection: str, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
+        keys = list(dict.fromkeys(keys))
+        if not keys:
+            return {}
+        coll = self._coll(collection)
+        with self._conn() as conn:
+            rows = conn.execute(sql.SQL(
+                "SELECT {cols}, d.title FROM unnest(%s::text[], %s::int[]) AS k(doc_id, idx) "
+                "JOIN {t} c ON c.doc_id = k.doc_id COLLATE \"C\" AND c.chunk_index = k.idx "
+                "JOIN documents d ON d.collection_id = c.collection_id AND d.doc_id = c.doc_id"
+            ).format(cols=self._COLUMNS, t=Q.chunk_table(coll.cid)),
+                ([k[0] for k in keys], [int(k[1]) for k in keys])).fetchall()
+        out: dict[Key, StoredChunk] = {}
+        for row in rows:
+            chunk = self._chunk(row)
+            out[chunk.key] = StoredChunk(chunk, row[14])
+        return out
+
+    def iter_chunks(self, collection: str) -> Iterator[tuple[Chunk, np.ndarray]]:
+        """Streams (a server-side cursor in one snapshot), ordered by (doc_id, chunk_index)."""
+        coll = self._coll(collection)
+        with self._conn() as conn:
+            with conn.cursor(name="ragd_iter_chunks", binary=True) as cur:
+                cur.itersize = 500
+                cur.execute(sql.SQL("SELECT {cols}, c.embedding FROM {t} c "
+                                    "ORDER BY c.doc_id, c.chunk_index").format(
+                    cols=self._COLUMNS, t=Q.chunk_table(coll.cid)))
+                for row in cur:
+                    yield self._chunk(row), row[14].to_numpy()
+
+    def stats(self, collection: str) -> dict[str, Any]:
+        coll = self._coll(collection)
+        t = Q.chunk_table(coll.cid)
+        with self._conn() as conn:
+            docs = conn.execute("SELECT count(*) FROM documents WHERE collection_id = %s",
+                                (coll.cid,)).fetchone()[0]
+            chunks, tokens, size = conn.execute(sql.SQL(
+                "SELECT count(*), coalesce(sum(tokens), 0), pg_total_relation_size(%s::regclass)"
+                " FROM {}").format(t), (f"chunks_{coll.cid}",)).fetchone()
+        info = coll.info
+        return {"store": self.url, "backend": "postgres", "collection": info.name,
+                "embed_model": info.embed_model, "embed_dims": info.embed_dims,
+                "documents": int(docs), "chunks": int(chunks), "tokens": int(tokens),
+                "bytes": int(size), "created_at": info.created_at,
+                "vector_index": dict(coll.index), "ef_search": self.options.ef_search,
+                "schema": self.options.schema, "schema_version": self.server.schema_version,
+                "server": f"PostgreSQL {self.server.server_version}, "
+                          f"pgvector {self.server.pgvector_version}"}
+
+    # -- maintenance -----------------------------------------------------------------------
+    def drop_vector_index(self, collection: str) -> None:
+        """Drop the HNSW index (before a large bulk load: building it once afterwards is
+        much faster than maintaining it row by row). Searches are exact meanwhile."""
+        coll = self._coll(collection)
+        with self._conn() as conn:
+            conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(Q.vector_index_name(coll.cid)))
+
+    def build_vector_index(self, collection: str) -> None:
+        """(Re)create the collection's HNSW index if it is missing, then ANALYZE."""
+        coll = self._coll(collection)
+        ddl = Q.create_vector_index(coll.cid, coll.info.embed_dims, coll.index)
+        with self._conn() as conn:
+            if ddl is not None:
+                conn.execute(ddl)
+            conn.commit()
+            conn.execute(sql.SQL("ANALYZE {}").format(Q.chunk_table(coll.cid)))
+
+    def close(self) -> None:
+        self._pool.close()
+        with self._lock:
+            self._colls.clear()

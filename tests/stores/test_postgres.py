@@ -1,0 +1,405 @@
+"""What only the PostgreSQL store has: URLs and options, migrations, the HNSW path, bulk writes,
+concurrency, and ``postgresql://`` wherever a store is named."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import drop_pg_schema, with_store_options
+from ragd.errors import StoreError, UsageError
+from ragd.stores import DocumentRecord, open_store
+from ragd.types import Chunk, Filters
+
+psycopg = pytest.importorskip("psycopg")
+from ragd.stores.postgres import (PostgresStore, SCHEMA_VERSION, init_store,  # noqa: E402
+                                  parse_store_url)
+
+
+def unit(*values: float) -> np.ndarray:
+    v = np.array(values, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def chunk(doc_id: str, text: str, i: int = 0, **kw) -> Chunk:
+    return Chunk(doc_id=doc_id, chunk_index=i, text=text, **kw)
+
+
+# -- URLs ------------------------------------------------------------------------------------
+def test_url_options_are_stripped_and_the_password_hidden():
+    conninfo, opts, shown = parse_store_url(
+        "postgresql://u:s3cret@db.example:5433/rag?sslmode=require&ef_search=100&hnsw_m=32"
+        "&schema=tenant_a&search=exact")
+    assert conninfo == "postgresql://u:s3cret@db.example:5433/rag?sslmode=require"
+    assert (opts.ef_search, opts.hnsw_m, opts.schema, opts.search) == (100, 32, "tenant_a",
+                                                                       "exact")
+    assert "s3cret" not in shown and "***" in shown
+    socket = parse_store_url("postgres://postgres@/ragd?host=/tmp/pg%20dir&pool_max=3")
+    assert socket[0] == "postgres://postgres@/ragd?host=/tmp/pg%20dir"
+    assert socket[1].pool_max == 3
+
+
+@pytest.mark.parametrize("query, message", [
+    ("ef_search=many", "integer"),
+    ("schema=Robert'); DROP TABLE x", "schema"),
+    ("search=fast", "search"),
+    ("iterative_scan=sometimes", "iterative_scan"),
+    ("hnsw_m=0", "hnsw_m"),
+    ("lexical_rank=bm25", "lexical_rank"),
+])
+def test_bad_url_options_are_usage_errors(query, message):
+    with pytest.raises(UsageError) as exc:
+        parse_store_url(f"postgresql://localhost/db?{query}")
+    assert message in str(exc.value)
+
+
+def test_unreachable_server_is_a_store_error_naming_it(tmp_path):
+    with pytest.raises(StoreError) as exc:
+        open_store(f"postgresql://nobody@/nodb?host={tmp_path}&connect_timeout=2")
+    assert "cannot open store postgresql://" in str(exc.value)
+
+
+# -- migrations ------------------------------------------------------------------------------
+def test_migrations_are_versioned_idempotent_and_race_safe(pg_dsn):
+    schema = "t_migrate_race"
+    drop_pg_schema(pg_dsn, schema)
+    url = with_store_options(pg_dsn, schema=schema)
+    errors: list[BaseException] = []
+
+    def init() -> None:
+        try:
+            init_store(url)
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=init) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert errors == []
+        line = init_store(url)
+        assert f"version {SCHEMA_VERSION}" in line and "pgvector" in line
+        with psycopg.connect(pg_dsn) as conn:
+            rows = conn.execute(f"SELECT version, name FROM {schema}.schema_version "
+                                "ORDER BY version").fetchall()
+        assert [r[0] for r in rows] == list(range(1, SCHEMA_VERSION + 1))
+    finally:
+        drop_pg_schema(pg_dsn, schema)
+
+
+def test_a_newer_schema_is_refused(pg_location, pg_dsn):
+    PostgresStore(pg_location).close()
+    schema = parse_store_url(pg_location)[1].schema
+    with psycopg.connect(pg_dsn) as conn:
+        conn.execute(f"INSERT INTO {schema}.schema_version (version, name) VALUES (999, 'x')")
+    with pytest.raises(StoreError) as exc:
+        PostgresStore(pg_location)
+    assert "999" in str(exc.value) and "upgrade ragd" in str(exc.value)
+
+
+def test_both_schemes_open_the_same_store(pg_location):
+    a = open_store(pg_location)
+    a.create_collection("c", "m", 3, {})
+    b = open_store("postgres://" + pg_location.split("://", 1)[1])
+    try:
+        assert isinstance(b, PostgresStore)
+        assert [c.name for c in b.list_collections()] == ["c"]
+    finally:
+        a.close()
+        b.close()
+
+
+# -- the HNSW path ---------------------------------------------------------------------------
+def _fill(store, n: int, dims: int = 8, rare_every: int = 100, seed: int = 3) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    vectors = rng.normal(size=(n, dims)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store.create_collection("c", "m", dims, {})
+    store.drop_vector_index("c")  # a bulk load then one build is much faster
+    items = [(DocumentRecord(f"d{i:05d}", "h"),
+              [chunk(f"d{i:05d}", f"text {i}", tags=("rare",) if i % rare_every == 0
+                     else ("common",), metadata={"bucket": i % rare_every})],
+              vectors[i:i + 1]) for i in range(n)]
+    assert store.upsert_documents("c", items) == n
+    store.build_vector_index("c")
+    return vectors
+
+
+def _exact(vectors: np.ndarray, q: np.ndarray, k: int, allowed=None) -> list[str]:
+    scores = vectors @ q
+    order = sorted(range(len(vectors)), key=lambda i: (-scores[i], i))
+    return [f"d{i:05d}" for i in order if allowed is None or allowed(i)][:k]
+
+
+@pytest.fixture
+def big(pg_location):
+    """3,000 chunks, a filter matching 1% of them, the index forced (seq scans off) and the
+    exact shortcut for selective filters disabled, so the HNSW path is what is tested."""
+    url = with_store_options(pg_location, exact_below=0,
+                             options="-c enable_seqscan=off -c enable_bitmapscan=off")
+    store = PostgresStore(url)
+    vectors = _fill(store, 3000)
+    yield store, vectors
+    store.close()
+
+
+def test_the_index_serves_vector_search(big):
+    store, vectors = big
+    with store._conn() as conn:
+        plan = "\n".join(r[0] for r in conn.execute(
+            "EXPLAIN SELECT doc_id FROM chunks_1 c ORDER BY c.embedding <=> %s LIMIT 5",
+            (vectors[0],)))
+    assert "chunks_1_hnsw" in plan
+    hits = store.vector_search("c", vectors[7], 10)
+    assert hits[0].doc_id == "d00007" and abs(hits[0].score - 1.0) < 1e-5
+    recall = np.mean([len(set(h.doc_id for h in store.vector_search("c", vectors[i], 10))
+                          & set(_exact(vectors, vectors[i], 10))) / 10 for i in range(0, 300, 10)])
+    assert recall >= 0.9
+
+
+@pytest.mark.parametrize("mode", ["strict_order", "relaxed_order", "off"])
+def test_a_one_percent_filter_still_returns_k(pg_location, mode):
+    url = with_store_options(pg_location, exact_below=0, iterative_scan=mode, ef_search=10,
+                             options="-c enable_seqscan=off -c enable_bitmapscan=off")
+    store = PostgresStore(url)
+    try:
+        vectors = _fill(store, 3000)
+        q = unit(*np.arange(1, 9))
+        for filters, allowed in ((Filters(tags_any=("rare",)), lambda i: i % 100 == 0),
+                                 (Filters(metadata={"bucket": 42}), lambda i: i % 100 == 42)):
+            hits = store.vector_search("c", q, 10, filters)
+            assert len(hits) == 10, mode
+            assert {h.doc_id for h in hits} <= {f"d{i:05d}" for i in range(3000) if allowed(i)}
+            scores = [h.score for h in hits]
+            assert scores == sorted(scores, reverse=True)
+        exact = store.vector_search("c", q, 10, Filters(tags_any=("rare",)), exact=True)
+        assert [h.doc_id for h in exact] == _exact(vectors, q, 10, lambda i: i % 100 == 0)
+    finally:
+        store.close()
+
+
+def test_exact_option_equals_numpy_and_ef_search_is_per_query(big):
+    store, vectors = big
+    q = unit(*np.linspace(-1, 1, 8))
+    assert [h.doc_id for h in store.vector_search("c", q, 20, exact=True)] \
+        == _exact(vectors, q, 20)
+    wide = store.vector_search("c", q, 20, ef_search=400)
+    assert [h.doc_id for h in wide] == _exact(vectors, q, 20)
+
+
+def test_dropping_and_rebuilding_the_index_keeps_answers(big):
+    store, vectors = big
+    q = vectors[11]
+    before = [h.doc_id for h in store.vector_search("c", q, 5)]
+    store.drop_vector_index("c")
+    assert [h.doc_id for h in store.vector_search("c", q, 5)] == before[:5]
+    store.build_vector_index("c")
+    assert store.vector_search("c", q, 5)[0].doc_id == "d00011"
+    assert store.stats("c")["vector_index"]["kind"] == "hnsw"
+
+
+def test_collection_config_sets_hnsw_parameters(pg_location):
+    store = PostgresStore(pg_location)
+    try:
+        store.create_collection("c", "m", 4, {"hnsw_m": 8, "hnsw_ef_construction": 32})
+        with store._conn() as conn:
+            ddl = conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = "
+                               "'chunks_1_hnsw'").fetchone()[0]
+        assert "m='8'" in ddl and "ef_construction='32'" in ddl
+    finally:
+        store.close()
+
+
+def test_large_dimensions_use_halfvec_or_exact_search(pg_location):
+    store = PostgresStore(pg_location)
+    try:
+        for name, dims, kind in (("wide", 3072, "hnsw_halfvec"), ("huge", 4100, "none")):
+            store.create_collection(name, "m", dims, {})
+            rng = np.random.default_rng(dims)
+            vectors = rng.normal(size=(3, dims)).astype(np.float32)
+            for i in range(3):
+                store.upsert_document(name, DocumentRecord(f"d{i}", "h"),
+                                      [chunk(f"d{i}", f"t{i}")], vectors[i:i + 1])
+            assert store.stats(name)["vector_index"]["kind"] == kind
+            assert store.vector_search(name, vectors[2], 1)[0].doc_id == "d2"
+    finally:
+        store.close()
+
+
+# -- writes ----------------------------------------------------------------------------------
+def test_bulk_upsert_is_all_or_nothing_and_replaces(pg_location):
+    from helpers import inject_write_failure
+
+    store = PostgresStore(pg_location)
+    try:
+        store.create_collection("c", "m", 3, {})
+        store.upsert_documents("c", [(DocumentRecord("a", "h1"), [chunk("a", "old a")],
+                                      unit(1, 0, 0)[None])])
+        inject_write_failure(store, "BOOM")
+        with pytest.raises(StoreError):
+            store.upsert_documents("c", [
+                (DocumentRecord("a", "h2"), [chunk("a", "new a")], unit(1, 0, 0)[None]),
+                (DocumentRecord("b", "h2"), [chunk("b", "BOOM b")], unit(0, 1, 0)[None])])
+        assert [c.text for c, _ in store.iter_chunks("c")] == ["old a"]
+        assert store.get_document("c", "a").content_hash == "h1"
+        assert store.upsert_documents("c", [
+            (DocumentRecord("a", "h3"), [chunk("a", "a0"), chunk("a", "a1", 1)],
+             np.stack([unit(1, 0, 0), unit(0, 0, 1)]))]) == 2
+        assert [c.text for c, _ in store.iter_chunks("c")] == ["a0", "a1"]
+        assert store.get_document("c", "a").version == 2
+        with pytest.raises(UsageError):
+            store.upsert_documents("c", [(DocumentRecord("x", "h"), [], np.zeros((0, 3))),
+                                         (DocumentRecord("x", "h"), [], np.zeros((0, 3)))])
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(text="nul\x00byte"), "NUL"),
+    (dict(vector=np.array([[np.nan, 0, 1]], np.float32)), "NaN"),
+])
+def test_values_postgres_cannot_hold_are_refused_clearly(pg_location, bad, message):
+    store = PostgresStore(pg_location)
+    try:
+        store.create_collection("c", "m", 3, {})
+        with pytest.raises(UsageError) as exc:
+            store.upsert_document("c", DocumentRecord("d", "h"),
+                                  [chunk("d", bad.get("text", "fine"))],
+                                  bad.get("vector", unit(1, 0, 0)[None]))
+        assert message in str(exc.value)
+        with pytest.raises(UsageError):
+            store.vector_search("c", np.array([np.inf, 0, 0]), 3)
+        assert store.stats("c")["documents"] == 0
+    finally:
+        store.close()
+
+
+def test_concurrent_writers_and_searchers(pg_location):
+    """Threads share one store (its pool): writers replace the same documents over and
+    over while searchers read; every search sees whole documents, nothing fails."""
+    store = PostgresStore(with_store_options(pg_location, pool_max=6))
+    store.create_collection("c", "m", 3, {})
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def writer(w: int) -> None:
+        try:
+            for n in range(25):
+                doc = f"doc{n % 5}"
+                k = 1 + (n + w) % 3
+                store.upsert_document("c", DocumentRecord(doc, f"h{w}-{n}"),
+                                      [chunk(doc, f"v{w}-{n} part {i}", i) for i in range(k)],
+                                      np.stack([unit(1, i, w) for i in range(k)]))
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    def searcher() -> None:
+        try:
+            while not stop.is_set():
+                hits = store.vector_search("c", unit(1, 1, 1), 50)
+                got = store.get_chunks("c", [h.key for h in hits])
+                versions: dict[str, set[str]] = {}
+                for key, stored in got.items():
+                    versions.setdefault(key[0], set()).add(stored.chunk.text.split()[0])
+                assert all(len(v) == 1 for v in versions.values()), versions
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(3)]
+    readers = [threading.Thread(target=searcher) for _ in range(2)]
+    for t in threads + readers:
+        t.start()
+    for t in threads:
+        t.join()
+    stop.set()
+    for t in readers:
+        t.join()
+    try:
+        assert errors == []
+        docs = store.list_documents("c")
+        assert [d.doc_id for d in docs] == [f"doc{i}" for i in range(5)]
+        assert sum(d.version for d in docs) == 75
+        assert store.data_version("c") == 75
+    finally:
+        store.close()
+
+
+# -- a postgresql:// URL wherever a store is named ------------------------------------------
+def test_cli_and_environment_accept_a_postgres_url(pg_location, tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Audit logs are retained for ninety days.")
+    (docs / "b.txt").write_text("Export licence rules for controlled items.")
+    toy = json.dumps({"kind": "toy", "vocabulary": ["audit", "logs", "retained", "days",
+                                                    "export", "licence", "items"]})
+    env = {**os.environ, "RAGD_HOME": str(tmp_path / "home")}
+
+    def ragd(*args: str, **extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "ragd.cli", *args], capture_output=True,
+                              text=True, env={**env, **extra}, cwd=tmp_path, timeout=120)
+
+    run = ragd("ingest", str(docs), "--store", pg_location, "--embedder", toy)
+    assert run.returncode == 0, run.stderr
+    found = ragd("search", "audit logs", "--json", "-k", "1", RAGD_STORE=pg_location)
+    assert found.returncode == 0, found.stderr
+    assert "a.txt" in found.stdout
+    stats = ragd("stats", "--json", "--store", pg_location)
+    assert stats.returncode == 0 and '"backend": "postgres"' in stats.stdout
+    bad = ragd("search", "x", "--store", "postgresql://nobody@/x?host=/nonexistent")
+    assert bad.returncode == 1 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_python_api_opens_a_collection_by_url(pg_location):
+    import ragd
+
+    coll = ragd.open_collection(pg_location, "docs",
+                                {"kind": "toy", "vocabulary": ["red", "green"]}, create=True)
+    try:
+        ragd.index([Chunk(doc_id="x", chunk_index=0, text="red red green")], coll)
+        assert ragd.retrieve("red", ragd.Plan(k=1), coll)[0].doc_id == "x"
+        assert ragd.index([Chunk(doc_id="x", chunk_index=0, text="red red green")],
+                          coll)["unchanged"] == 1
+    finally:
+        coll.close()
+
+
+def test_local_server_helper_reports_settings(pg_dsn):
+    if os.environ.get("RAGD_TEST_PG_DSN"):
+        pytest.skip("the session uses an external server")
+    with psycopg.connect(pg_dsn) as conn:
+        buffers = conn.execute("SELECT setting::bigint * 8192 FROM pg_settings "
+                               "WHERE name = 'shared_buffers'").fetchone()[0]
+        ext = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+                           ).fetchone()[0]
+    assert buffers >= 256 * 1024 * 1024
+    assert tuple(int(x) for x in ext.split(".")[:2]) >= (0, 8)
+    assert Path(pg_dsn.split("host=")[1].split("&")[0]).exists()
+
+
+def test_both_lexical_rankers_match_the_same_chunks(pg_location):
+    texts = ["export licence for controlled items", "items items items", "licence",
+             "nothing here", "Café exports: 736.2(b)"]
+    stores = [PostgresStore(pg_location),
+              PostgresStore(with_store_options(pg_location, lexical_rank="ts_rank"))]
+    try:
+        stores[0].create_collection("c", "m", 3, {})
+        for i, text in enumerate(texts):
+            stores[0].upsert_document("c", DocumentRecord(f"d{i}", "h"),
+                                      [chunk(f"d{i}", text)], unit(1, i, 0)[None])
+        for terms in (["licence", "items"], ["cafe", "736"], ["export"], ["the"]):
+            got = [sorted(h.doc_id for h in s.lexical_search("c", terms, 10)) for s in stores]
+            assert got[0] == got[1], terms
+        assert [h.doc_id for h in stores[1].lexical_search("c", ["items"], 10)][0] == "d1"
+        assert [h.doc_id for h in stores[0].lexical_search("c", ["cafe", "736"], 10)] == ["d4"]
+    finally:
+        for s in stores:
+            s.close()
