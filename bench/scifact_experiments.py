@@ -6,19 +6,19 @@
 
 Units are produced by ragd itself (its JSONL loader and chunker) under each chunk policy;
 their vectors come from a text-keyed embedding cache (bench/.cache/, filled once per policy,
-or copied from a `ragd eval beir` store). Lexical variants: ragd's own FTS5 store (the real
-thing) and a numpy BM25 re-implementation whose knobs FTS5 does not expose (k1, b, IDF,
-stemmer, stop words), validated by reproducing FTS5's number with FTS5's settings. Fusion is
+or copied from a `ragd eval beir` store). Lexical variants: SQLite FTS5 as ragd's v1 store
+used it (the real thing) and a numpy BM25 re-implementation with the knobs FTS5 does not
+expose (k1, b, IDF, stemmer, stop words); its "snowball k1 1.2 b .75 lucene-idf stop" row
+reproduces the v2 store's in-memory BM25 (ragd eval beir lexical: 0.6904 vs 0.6917). Fusion is
 ragd's `fuse` (RRF, weighted) on candidate lists of each pool size; chunks go to documents by
 the best-ranked chunk, as `ragd eval beir` does; metrics by ragd.evaluation.metrics
-(pytrec_eval). Writes bench/results/scifact_experiments.json.
+(pytrec_eval). Writes bench/results/scifact_experiments[SUFFIX].json.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
 import time
@@ -161,6 +161,28 @@ class BM25:
         return [(int(i), float(scores[i])) for i in order]
 
 
+class FTS5:
+    """The v1 SQLite store's lexical index itself: FTS5 over (context, text), porter
+    unicode61 remove_diacritics 2, bm25() (k1 1.2, b 0.75 fixed), the query's content words
+    OR-ed as quoted strings (what ragd's v1 store ran)."""
+
+    def __init__(self, chunks) -> None:
+        import sqlite3
+
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE f USING fts5(context, text, "
+                        "tokenize='porter unicode61 remove_diacritics 2')")
+        self.db.executemany("INSERT INTO f (rowid, context, text) VALUES (?, ?, ?)",
+                            [(i, c.context, c.text) for i, c in enumerate(chunks)])
+
+    def search(self, query: str, pool: int) -> list[tuple[int, float]]:
+        terms = query_terms(query)
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        rows = self.db.execute("SELECT rowid, -bm25(f) AS s FROM f WHERE f MATCH ? "
+                               "ORDER BY s DESC, rowid LIMIT ?", (match, pool)).fetchall()
+        return [(int(r), float(s)) for r, s in rows]
+
+
 class Dense:
     def __init__(self, vectors: np.ndarray, queries: dict[str, np.ndarray]) -> None:
         self.matrix, self.queries = vectors, queries
@@ -228,7 +250,7 @@ def cmd_run(args: argparse.Namespace) -> None:
         for lname, kw in LEXICAL.items():
             if args.lexical and lname not in args.lexical:
                 continue
-            lex[lname] = BM25(texts, **kw)
+            lex[lname] = FTS5(chunks) if kw.get("fts5") else BM25(texts, **kw)
             hits = {q: lex[lname].search(t, 200) for q, t in dataset.queries.items()}
             record(f"{pname} lexical {lname}", score_runs(
                 dataset, chunks, lambda q, t, h=hits: {"lexical": h[q]}, None))
@@ -269,6 +291,7 @@ def cmd_run(args: argparse.Namespace) -> None:
 
 
 LEXICAL = {
+    "sqlite-fts5 (v1 store)": dict(fts5=True),
     "fts5-replica (porter, k1 1.2, b .75)": dict(stemmer="porter"),
     "porter k1 .9 b .4": dict(stemmer="porter", k1=0.9, b=0.4),
     "porter k1 .9 b .4 lucene-idf": dict(stemmer="porter", k1=0.9, b=0.4, idf="lucene"),

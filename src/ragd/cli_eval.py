@@ -108,12 +108,11 @@ def _table(results: list, title: str) -> Table:
 
 
 def cmd_eval_beir(args: argparse.Namespace) -> int:
-    from .collection import open_collection
     from .config import load_settings
     from .embedding import make_embedder
     from .evaluation import metrics as M
     from .evaluation.beir import load_beir
-    from .evaluation.cache import CACHE_COLLECTION, _slug, cache_dir, policy_hash, prepare_store
+    from .evaluation.cache import CACHE_COLLECTION, slug, cache_dir, policy_hash, prepare_store
     from .evaluation.gates import check_gates, failed, parse_gates
     from .evaluation.runner import (LATENCY_METRICS, EvalConfig, run_mode, summary,
                                     write_outputs)
@@ -135,12 +134,12 @@ def cmd_eval_beir(args: argparse.Namespace) -> int:
     policy = settings.chunking
     if args.store:
         location = args.store
-        collection = args.collection or (f"beir-{_slug(dataset.name)}-"
+        collection = args.collection or (f"beir-{slug(dataset.name)}-"
                                          f"{dataset.corpus_sha256[:8]}-{policy_hash(policy)}")
     else:
         location = args.cache or str(cache_dir(settings.home, dataset, embedder, policy))
         collection = args.collection or CACHE_COLLECTION
-    out_dir = Path(args.out) if args.out else Path("eval-results") / _slug(dataset.name)
+    out_dir = Path(args.out) if args.out else Path("eval-results") / slug(dataset.name)
 
     base = Plan(k=settings.k, mode=settings.mode, fusion=settings.fusion)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),

@@ -24,7 +24,7 @@ from .beir import BeirDataset
 CACHE_COLLECTION = "beir"
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
 
 
@@ -34,7 +34,7 @@ def policy_hash(policy: ChunkPolicy) -> str:
 
 def cache_dir(home: Path, dataset: BeirDataset, embedder: Embedder, policy: ChunkPolicy) -> Path:
     """``<home>/eval/<dataset>-<sha12>-<embedder>-<policy8>``."""
-    name = (f"{_slug(dataset.name)}-{dataset.corpus_sha256[:12]}-{_slug(embedder.name)}"
+    name = (f"{slug(dataset.name)}-{dataset.corpus_sha256[:12]}-{slug(embedder.name)}"
             f"-{policy_hash(policy)}")
     return Path(home) / "eval" / name
 

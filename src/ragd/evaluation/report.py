@@ -237,7 +237,8 @@ def render_html(summary: Mapping[str, Any], results: Sequence[ModeResult], qrels
 <h1>ragd eval — {esc(ds['name'])} ({esc(ds['split'])}, {ds['queries']:,} queries)</h1>
 <p class="meta">ragd {esc(str(summary.get('ragd_version')))} · embedder
 {esc(summary['embedder']['name'])} · corpus sha256 {esc(ds['corpus_sha256'][:12])} ·
-{esc(str(summary.get('date')))} · {esc(str(machine.get('cpu')))}, {machine.get('cores')} cores</p>
+{esc(str(summary.get('date')))} · {esc(str(machine.get('cpu')))}, {machine.get('cores')} cores,
+load average {esc(', '.join(str(x) for x in machine.get('load_average') or []) or 'n/a')}</p>
 {table}
 <p class="note">Chunks are aggregated to documents by each document's best-ranked chunk;
 {cfg['depth']} documents per query; metrics by pytrec_eval (trec_eval);

@@ -379,6 +379,10 @@ class PostgresStore:
                      if exact is None else exact)
         with self._conn() as conn:
             if not use_exact and filters and exact is None:
+                # Counting through the filter's GIN index: with a LIMIT, the planner tends
+                # to bet on a sequential scan finding rows early, which a selective filter
+                # defeats (the bet is what this count is about).
+                conn.execute("SELECT set_config('enable_seqscan', 'off', true)")
                 matching = conn.execute(Q.count_query(coll.cid, where),
                                         {**params, "cap": self.options.exact_below + 1}
                                         ).fetchone()[0]
@@ -387,7 +391,8 @@ class PostgresStore:
             if not use_exact:
                 mode = self.options.iterative_scan if self._iterative else "off"
                 conn.execute(
-                    "SELECT set_config('hnsw.ef_search', %s, true)"
+                    "SELECT set_config('enable_seqscan', 'on', true), "
+                    "set_config('hnsw.ef_search', %s, true)"
                     + (", set_config('hnsw.iterative_scan', %s, true), "
                        "set_config('hnsw.max_scan_tuples', %s, true)" if self._iterative else ""),
                     [str(max(ef_search or self.options.ef_search, limit + 10))]

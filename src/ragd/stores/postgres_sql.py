@@ -26,6 +26,7 @@ SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 MIGRATION_LOCK = 0x72616764  # pg_advisory_xact_lock key ("ragd") serialising migrations
 HNSW_MAX_DIMS = 2000          # vector HNSW limit; up to 4000 dims are indexed as halfvec
 HALFVEC_MAX_DIMS = 4000
+PLAIN_MAX_DIMS = 1600         # vectors up to this size stay in the row (never TOASTed)
 
 CHUNK_COLUMNS = ("doc_id", "chunk_index", "chunk_id", "section_id", "parent_id", "kind",
                  "context", "text", "tags", "metadata", "tokens", "start_offset",
@@ -70,6 +71,12 @@ def distance_expr(index: dict[str, Any], dims: int) -> sql.Composable:
 
 
 def create_chunk_table(cid: int, dims: int) -> sql.Composed:
+    """A collection's chunk table and its search indexes (the HNSW index comes separately).
+
+    The embedding is stored PLAIN (inline, uncompressed) when it fits a page beside the
+    row's TOAST pointers: pgvector's default lets a long chunk's vector move out of line,
+    and every distance computed from the row would then fetch it from the TOAST table.
+    """
     t = chunk_table(cid)
     return sql.SQL("""
 CREATE TABLE {t} (
@@ -95,11 +102,14 @@ CREATE TABLE {t} (
     FOREIGN KEY (collection_id, doc_id) REFERENCES documents (collection_id, doc_id)
         ON DELETE CASCADE
 );
+{storage}
 CREATE INDEX {tsv} ON {t} USING gin (tsv);
 CREATE INDEX {tags} ON {t} USING gin (tags);
 CREATE INDEX {meta} ON {t} USING gin (metadata jsonb_path_ops);
 CREATE INDEX {sect} ON {t} (section_id) WHERE section_id IS NOT NULL;
 """).format(t=t, cid=sql.Literal(int(cid)), dims=sql.Literal(int(dims)),
+            storage=sql.SQL("ALTER TABLE {} ALTER COLUMN embedding SET STORAGE PLAIN;").format(t)
+            if dims <= PLAIN_MAX_DIMS else sql.SQL(""),
             tsv=sql.Identifier(f"chunks_{cid}_tsv"), tags=sql.Identifier(f"chunks_{cid}_tags"),
             meta=sql.Identifier(f"chunks_{cid}_meta"),
             sect=sql.Identifier(f"chunks_{cid}_section"))
