@@ -184,6 +184,21 @@ class Candidate:
     def key(self) -> tuple[str, int]:
         return (self.doc_id, self.chunk_index)
 
+    def evolve(self, **changes: Any) -> "Candidate":
+        """A copy with some of its scores, ranks or ``pinned`` changed.
+
+        Retrieval re-ranks every candidate of a pool several times per query;
+        ``dataclasses.replace`` would re-run ``__post_init__`` (copying tags and
+        metadata that are already frozen) each time, which dominated hybrid search.
+        """
+        unknown = set(changes) - _EVOLVABLE
+        if unknown:
+            raise TypeError(f"Candidate.evolve cannot change {', '.join(sorted(unknown))}")
+        new = object.__new__(Candidate)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
+
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form (the CLI's ``--json`` and the service adapters)."""
         return {
@@ -195,6 +210,10 @@ class Candidate:
             "parent_id": self.parent_id, "kind": self.kind, "page": self.page,
             "tags": list(self.tags), "metadata": dict(self.metadata), "text": self.text,
         }
+
+
+_EVOLVABLE = frozenset({"score", "rank", "vector_score", "vector_rank", "lexical_score",
+                        "lexical_rank", "pinned"})
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ the fused ``score`` and a 1-based ``rank``; ties break by (doc_id, chunk_index).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from ..errors import UsageError
@@ -29,14 +28,14 @@ def _merge(first: Candidate, other: Candidate) -> Candidate:
     """``first`` with the per-list scores it lacks taken from ``other``."""
     updates = {f: getattr(other, f) for f in _PER_LIST_FIELDS
                if getattr(first, f) is None and getattr(other, f) is not None}
-    return replace(first, **updates) if updates else first
+    return first.evolve(**updates) if updates else first
 
 
 def rank_candidates(scored: Mapping[tuple[str, int], float],
                     base: Mapping[tuple[str, int], Candidate]) -> list[Candidate]:
     """Candidates ordered by score (desc), ties by key, with ``score`` and ``rank`` set."""
     order = sorted(scored, key=lambda key: (-scored[key], key))
-    return [replace(base[key], score=float(scored[key]), rank=i + 1)
+    return [base[key].evolve(score=float(scored[key]), rank=i + 1)
             for i, key in enumerate(order)]
 
 

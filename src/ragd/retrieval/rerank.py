@@ -6,7 +6,6 @@ order is kept and ranks are renumbered from 1, so pipelines can already call it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Sequence
 
 from ..errors import ConfigError
@@ -17,4 +16,4 @@ def rerank(query: str, candidates: Sequence[Candidate], model: object = None) ->
     """Re-score ``candidates`` for ``query``; with ``model=None`` the order is kept."""
     if model is not None:
         raise ConfigError(f"no reranking model {model!r} is available in this version of ragd")
-    return [replace(c, rank=i + 1) for i, c in enumerate(candidates)]
+    return [c.evolve(rank=i + 1) for i, c in enumerate(candidates)]

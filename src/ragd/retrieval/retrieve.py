@@ -6,7 +6,9 @@ already filtered and a selective filter still yields up to ``pool`` results.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import os
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Sequence
 
 from ..collection import Collection
@@ -34,16 +36,50 @@ def _candidates(hits: Sequence[Hit], chunks: dict, source: str) -> list[Candidat
     return out
 
 
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor | None:
+    """Worker threads for the vector half of hybrid searches (None on a single core)."""
+    global _POOL
+    cores = os.cpu_count() or 1
+    if cores < 2:
+        return None
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=min(32, 2 * cores),
+                                       thread_name_prefix="ragd-vector")
+        return _POOL
+
+
+def _vector_hits(query: str, plan: Plan, store: Collection) -> list[Hit]:
+    vector = store.embedder.embed_query(query)
+    return store.store.vector_search(store.name, vector, plan.pool, plan.filters)
+
+
 def candidate_lists(query: str, plan: Plan, store: Collection) -> dict[str, list[Candidate]]:
-    """The filtered candidate lists the plan's mode asks for, each best first."""
+    """The filtered candidate lists the plan's mode asks for, each best first.
+
+    In hybrid mode the vector half (query embedding and the matrix product, both
+    outside the GIL) runs on a worker thread while this one does the lexical half.
+    """
     query = validate_query(query)
     hits: dict[str, list[Hit]] = {}
-    if plan.mode in ("vector", "hybrid"):
-        vector = store.embedder.embed_query(query)
-        hits["vector"] = store.store.vector_search(store.name, vector, plan.pool, plan.filters)
-    if plan.mode in ("lexical", "hybrid"):
-        hits["lexical"] = store.store.lexical_search(store.name, query_terms(query), plan.pool,
-                                                     plan.filters)
+    pool = _pool() if plan.mode == "hybrid" else None
+    pending: Future | None = pool.submit(_vector_hits, query, plan, store) if pool else None
+    try:
+        if plan.mode in ("vector", "hybrid") and pending is None:
+            hits["vector"] = _vector_hits(query, plan, store)
+        if plan.mode in ("lexical", "hybrid"):
+            hits["lexical"] = store.store.lexical_search(store.name, query_terms(query),
+                                                         plan.pool, plan.filters)
+    except BaseException:
+        if pending is not None:
+            pending.exception()  # never leave the worker using the store after we return
+        raise
+    if pending is not None:
+        hits = {"vector": pending.result(), **hits}  # re-raises the worker's error here
     keys = [h.key for lst in hits.values() for h in lst]
     chunks = store.store.get_chunks(store.name, keys) if keys else {}
     return {name: _candidates(lst, chunks, name) for name, lst in hits.items()}
@@ -63,7 +99,7 @@ def retrieve(query: str, plan: Plan | None, store: Collection) -> list[Candidate
         params = {"k": plan.rrf_k} if plan.fusion == "rrf" else {"weights": dict(plan.weights)}
         ranked = fuse(lists, plan.fusion, params)
     else:
-        ranked = [replace(c, rank=i + 1) for i, c in enumerate(lists[plan.mode])]
+        ranked = [c.evolve(rank=i + 1) for i, c in enumerate(lists[plan.mode])]
     if plan.pin_sections:
         ranked = pin_sections(query, ranked, plan, store, lambda keys: _fetch(store, keys))
     return ranked[:plan.k]

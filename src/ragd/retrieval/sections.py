@@ -9,7 +9,6 @@ query named them: the section's own document, then by fused rank, then by key.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Sequence
 
 from ..collection import Collection
@@ -42,8 +41,8 @@ def pin_sections(query: str, ranked: Sequence[Candidate], plan: Plan, store: Col
         return (ref_order.get(section, len(refs)), cand.doc_id != section,
                 position.get(key, len(ranked)), key)
 
-    pinned = [replace(by_key[k], pinned=True) for k in sorted(
+    pinned = [by_key[k].evolve(pinned=True) for k in sorted(
         (k for k in keys if k in by_key), key=order)]
     pinned_keys = {c.key for c in pinned}
     rest = [c for c in ranked if c.key not in pinned_keys]
-    return [replace(c, rank=i + 1) for i, c in enumerate(pinned + rest)]
+    return [c.evolve(rank=i + 1) for i, c in enumerate(pinned + rest)]

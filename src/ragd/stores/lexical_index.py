@@ -73,6 +73,9 @@ class LexicalIndex:
         self._delta_terms: list[bytes] = []
         self._delta = _Postings([])
         self._lengths = np.zeros(0, dtype=np.float64)
+        self._generation = 0          # bumped whenever rows or liveness change
+        self._norm_key: tuple = ()
+        self._n_live, self._norm = 0, np.zeros(0, dtype=np.float64)
 
     def load(self, version: int, rowids: np.ndarray, keys: list[tuple[str, int]],
              terms: list[bytes]) -> None:
@@ -82,6 +85,7 @@ class LexicalIndex:
         self._main = _Postings(terms)
         self._delta_terms, self._delta = [], _Postings([], len(keys))
         self._lengths = self._main.lengths
+        self._generation += 1
         self.pending.clear()
 
     def record(self, delta: LexicalDelta) -> None:
@@ -113,31 +117,52 @@ class LexicalIndex:
         self._delta = _Postings(self._delta_terms, main_rows)
         self._lengths = np.concatenate([self._main.lengths, self._delta.lengths])
         self.version = db_version
+        self._generation += 1
         self.pending.clear()
         return True
+
+    def _norms(self, k1: float, b: float) -> tuple[int, np.ndarray]:
+        """Live row count and each row's BM25 length norm, kept until the rows change."""
+        key = (self._generation, k1, b)
+        if self._norm_key != key:
+            n_live = int(self.alive.sum())
+            avgdl = (float(self._lengths[self.alive].sum()) / n_live if n_live else 0.0) or 1.0
+            self._n_live, self._norm = n_live, k1 * (1.0 - b + b * self._lengths / avgdl)
+            self._norm_key = key
+        return self._n_live, self._norm
 
     def top(self, terms: list[int], limit: int, allowed: np.ndarray | None = None,
             k1: float = DEFAULT_K1, b: float = DEFAULT_B
             ) -> list[tuple[tuple[str, int], float]]:
         """Best ``limit`` live rows by BM25 for the query's term hashes (each counted once)."""
-        n_live = int(self.alive.sum())
-        if n_live == 0 or not terms or limit <= 0:
+        if not terms or limit <= 0:
             return []
-        avgdl = float(self._lengths[self.alive].sum()) / n_live or 1.0
-        norm = k1 * (1.0 - b + b * self._lengths / avgdl)
-        scores = np.zeros(len(self.keys), dtype=np.float64)
+        n_live, norm = self._norms(k1, b)
+        if n_live == 0:
+            return []
+        all_alive = n_live == len(self.alive)
+        hit_rows: list[np.ndarray] = []
+        hit_weights: list[np.ndarray] = []
         for term in dict.fromkeys(terms):
-            parts = [self._main.get(term), self._delta.get(term)]
-            rows = np.concatenate([p[0] for p in parts])
-            tf = np.concatenate([p[1] for p in parts])
-            live = self.alive[rows]
-            df = int(live.sum())
+            (rows, tf), (d_rows, d_tf) = self._main.get(term), self._delta.get(term)
+            if len(d_rows):
+                rows, tf = np.concatenate([rows, d_rows]), np.concatenate([tf, d_tf])
+            if not all_alive:
+                live = self.alive[rows]
+                rows, tf = rows[live], tf[live]
+            df = len(rows)
             if df == 0:
                 continue
             idf = np.log(1.0 + (n_live - df + 0.5) / (df + 0.5))
-            weights = np.where(live, idf * tf * (k1 + 1.0) / (tf + norm[rows]), 0.0)
-            scores += np.bincount(rows, weights=weights, minlength=len(scores))
-        candidate = (scores > 0) & self.alive
+            hit_rows.append(rows)
+            hit_weights.append(idf * (k1 + 1.0) * tf / (tf + norm[rows]))
+        if not hit_rows:
+            return []
+        # One scatter-add over all terms' postings (BM25 weights are > 0, so a row
+        # scores > 0 exactly when it holds a query term).
+        scores = np.bincount(np.concatenate(hit_rows), weights=np.concatenate(hit_weights),
+                             minlength=len(self.keys))
+        candidate = scores > 0
         if allowed is not None:
             candidate &= np.isin(self.rowids, allowed)
-        return top_rows(scores, np.nonzero(candidate)[0], self.keys, limit)
+        return top_rows(scores, np.flatnonzero(candidate), self.keys, limit)

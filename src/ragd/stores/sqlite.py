@@ -341,7 +341,9 @@ class SQLiteStore:
                                       (cid,)).fetchone()[0])
 
     def _cache(self, cid: int, dims: int) -> VectorCache:
-        cache = self._caches.setdefault(cid, VectorCache(dims))
+        cache = self._caches.get(cid)
+        if cache is None:
+            cache = self._caches[cid] = VectorCache(dims)
         version = self._data_version(cid)
         if not cache.sync(version):
             rows = self._conn.execute(
@@ -362,12 +364,16 @@ class SQLiteStore:
             if query.shape[0] != info.embed_dims:
                 raise UsageError(f"query vector has {query.shape[0]} dims; collection "
                                  f"{collection!r} has {info.embed_dims}")
-            cache = self._cache(cid, info.embed_dims)
-            top = cache.top(query, limit, self._allowed(cid, filters))
-        return [Hit(k[0], k[1], s) for k, s in top]
+            view = self._cache(cid, info.embed_dims).view()
+            allowed = self._allowed(cid, filters)
+        # The product over the whole matrix runs outside the lock (numpy releases the
+        # GIL), so a hybrid search's lexical half can run beside it.
+        return [Hit(k[0], k[1], s) for k, s in view.top(query, limit, allowed)]
 
     def _lexical_index(self, cid: int) -> LexicalIndex:
-        index = self._lexical.setdefault(cid, LexicalIndex())
+        index = self._lexical.get(cid)
+        if index is None:
+            index = self._lexical[cid] = LexicalIndex()
         if not index.sync(self._data_version(cid)):
             rows = self._conn.execute(
                 "SELECT id, doc_id, chunk_index, terms FROM chunks WHERE collection_id = ? "
@@ -420,31 +426,29 @@ class SQLiteStore:
     def _chunk(row: Sequence[Any]) -> Chunk:
         return Chunk(doc_id=row[0], chunk_index=int(row[1]), chunk_id=row[2], section_id=row[3],
                      parent_id=row[4], kind=row[5], context=row[6], text=row[7],
-                     tags=tuple(json.loads(row[8])), metadata=json.loads(row[9]),
+                     tags=tuple(json.loads(row[8])) if row[8] != "[]" else (),
+                     metadata=json.loads(row[9]) if row[9] != "{}" else {},
                      tokens=int(row[10]), start_offset=row[11], end_offset=row[12], page=row[13])
 
     def get_chunks(self, collection: str, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
-        wanted = set(keys)
         out: dict[Key, StoredChunk] = {}
         with self._lock:
             cid = self._cid(collection)
-            ordered = sorted(wanted)
-            for start in range(0, len(ordered), 200):
-                part = ordered[start:start + 200]
-                docs = sorted({k[0] for k in part})
-                indexes = sorted({k[1] for k in part})
-                # Two IN lists make SQLite probe the unique (collection, doc_id, chunk_index)
-                # index; the few extra combinations are dropped below.
+            ordered = sorted(set(keys))
+            for start in range(0, len(ordered), 400):
+                part = ordered[start:start + 400]
+                # The exact keys as a VALUES table joined on the unique (collection, doc_id,
+                # chunk_index) index: one probe per key (two IN lists probed their product).
                 rows = self._conn.execute(
-                    f"SELECT {_CHUNK_COLUMNS}, d.title FROM chunks c JOIN documents d "
-                    "ON d.collection_id = c.collection_id AND d.doc_id = c.doc_id "
-                    f"WHERE c.collection_id = ? AND c.doc_id IN ({','.join('?' * len(docs))}) "
-                    f"AND c.chunk_index IN ({','.join('?' * len(indexes))})",
-                    [cid, *docs, *indexes]).fetchall()
+                    f"WITH k(doc_id, chunk_index) AS (VALUES {','.join(['(?, ?)'] * len(part))}) "
+                    f"SELECT {_CHUNK_COLUMNS}, d.title FROM k "
+                    "JOIN chunks c ON c.collection_id = ? AND c.doc_id = k.doc_id "
+                    "AND c.chunk_index = k.chunk_index "
+                    "JOIN documents d ON d.collection_id = c.collection_id AND d.doc_id = c.doc_id",
+                    [*(v for key in part for v in key), cid]).fetchall()
                 for row in rows:
-                    if (row[0], int(row[1])) in wanted:
-                        chunk = self._chunk(row)
-                        out[chunk.key] = StoredChunk(chunk, row[14])
+                    chunk = self._chunk(row)
+                    out[chunk.key] = StoredChunk(chunk, row[14])
         return out
 
     def iter_chunks(self, collection: str) -> Iterator[tuple[Chunk, np.ndarray]]:

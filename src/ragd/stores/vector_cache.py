@@ -84,14 +84,32 @@ class VectorCache:
         )
         return True
 
+    def view(self) -> "VectorView":
+        """The current rows as an immutable snapshot, searchable without the store's lock
+        (loads and syncs replace the arrays, never modify them in place)."""
+        return VectorView(self.rowids, self.keys, self.matrix)
+
+    def top(self, query: np.ndarray, limit: int, allowed: np.ndarray | None = None
+            ) -> list[tuple[tuple[str, int], float]]:
+        return self.view().top(query, limit, allowed)
+
+
+@dataclass(frozen=True)
+class VectorView:
+    """A snapshot of a cache's rows: rowids, keys and unit vectors."""
+
+    rowids: np.ndarray
+    keys: list[tuple[str, int]]
+    matrix: np.ndarray
+
     def top(self, query: np.ndarray, limit: int, allowed: np.ndarray | None = None
             ) -> list[tuple[tuple[str, int], float]]:
         """Best ``limit`` rows by dot product with ``query`` (unit vectors: cosine);
         only rows whose rowid is in ``allowed`` when it is given."""
+        query = np.asarray(query, dtype=np.float32)
         if allowed is None:
-            scores = self.matrix @ np.asarray(query, dtype=np.float32)
-            return top_rows(scores, np.arange(len(self.keys)), self.keys, limit)
-        rows = np.nonzero(np.isin(self.rowids, allowed))[0]
+            return top_rows(self.matrix @ query, np.arange(len(self.keys)), self.keys, limit)
+        rows = np.flatnonzero(np.isin(self.rowids, allowed))
         scores = np.zeros(len(self.keys), dtype=np.float32)
-        scores[rows] = self.matrix[rows] @ np.asarray(query, dtype=np.float32)
+        scores[rows] = self.matrix[rows] @ query
         return top_rows(scores, rows, self.keys, limit)
