@@ -24,7 +24,10 @@ _STEMMER = Stemmer.Stemmer("english")
 
 def _fold(text: str) -> str:
     """Lower case with diacritics removed (``Café`` → ``cafe``), locale-independent."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
+    lowered = text.lower()
+    if lowered.isascii():  # NFKD leaves ASCII as it is, and it has no combining marks
+        return lowered
+    decomposed = unicodedata.normalize("NFKD", lowered)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
@@ -45,6 +48,7 @@ def query_analyze(terms: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(_stem(w) for w in content))
 
 
+@lru_cache(maxsize=200_000)
 def term_hash(term: str) -> int:
     """Stable signed 64-bit id of a term."""
     return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(),

@@ -19,6 +19,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from . import __version__
+from .cli_conformance import add_conformance_commands
 from .cli_corpus import add_corpus_commands
 from .cli_eval import add_eval_commands
 from .collection import open_collection
@@ -84,7 +85,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
         def update(report: IngestReport) -> None:
             progress.update(task, description=(
-                f"ingesting: {report.documents} documents, {report.chunks} chunks embedded"))
+                f"ingesting: {report.documents} documents, {report.embedded} chunks embedded"))
 
         report = ingest(args.paths, coll, options=options, policy=settings.chunking,
                         on_progress=update)
@@ -257,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_corpus_commands(sub, common)
     add_eval_commands(sub, common)
+    add_conformance_commands(sub, common)
     return parser
 
 

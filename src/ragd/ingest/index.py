@@ -8,7 +8,7 @@ the bottleneck), then write each document in its own transaction.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -26,14 +26,25 @@ def chunks_hash(chunks: Sequence[Chunk]) -> str:
 
 
 def write_documents(store: Collection,
-                    items: Sequence[tuple[DocumentRecord, Sequence[Chunk]]]) -> int:
-    """Embed the chunks of every item at once, then upsert each document atomically.
+                    items: Sequence[tuple[DocumentRecord, Sequence[Chunk]]], *,
+                    embed_batch: int = 256,
+                    on_embedded: Callable[[int], None] | None = None) -> int:
+    """Embed the chunks of every item, then upsert each document atomically.
 
+    All the items' chunks are ordered by length first and embedded in slices of
+    ``embed_batch`` (``on_embedded(n)`` after each): the more chunks one call
+    sees, the less the model pads, and the slices keep progress reports coming.
     Returns the number of chunks written.
     """
-    texts = [c.search_text for _, chunks in items for c in chunks]
-    vectors = (store.embedder.embed_documents(texts) if texts
-               else np.zeros((0, store.embedder.dims), dtype=np.float32))
+    flat = [c for _, chunks in items for c in chunks]
+    texts = [c.search_text for c in flat]
+    vectors = np.zeros((len(texts), store.embedder.dims), dtype=np.float32)
+    order = sorted(range(len(texts)), key=lambda i: (-flat[i].tokens, -len(texts[i]), i))
+    for start in range(0, len(order), max(1, embed_batch)):
+        idx = order[start:start + max(1, embed_batch)]
+        vectors[idx] = store.embedder.embed_documents([texts[i] for i in idx])
+        if on_embedded:
+            on_embedded(len(idx))
     offset = 0
     for record, chunks in items:
         store.store.upsert_document(store.name, record, chunks,

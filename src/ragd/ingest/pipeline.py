@@ -34,6 +34,7 @@ class IngestReport:
     unchanged: int = 0
     failed: int = 0
     chunks: int = 0
+    embedded: int = 0
     seconds: float = 0.0
     failures: list[LoadFailure] = field(default_factory=list)
 
@@ -58,7 +59,7 @@ def document_hash(doc: Document, policy: ChunkPolicy) -> str:
 
 
 def ingest_documents(documents: Sequence[Document] | object, store: Collection, *,
-                     policy: ChunkPolicy = ChunkPolicy(), batch_chunks: int = 256,
+                     policy: ChunkPolicy = ChunkPolicy(), batch_chunks: int = 1024,
                      report: IngestReport | None = None,
                      on_progress: ProgressFn | None = None) -> IngestReport:
     """Ingest already-loaded documents (any iterable) into ``store``."""
@@ -67,11 +68,17 @@ def ingest_documents(documents: Sequence[Document] | object, store: Collection, 
     pending: list[tuple[DocumentRecord, list[Chunk], bool]] = []
     pending_chunks = 0
 
+    def embedded(n: int) -> None:
+        report.embedded += n
+        if on_progress:
+            on_progress(report)
+
     def flush() -> None:
         nonlocal pending, pending_chunks
         if not pending:
             return
-        report.chunks += write_documents(store, [(rec, chunks) for rec, chunks, _ in pending])
+        report.chunks += write_documents(store, [(rec, chunks) for rec, chunks, _ in pending],
+                                         on_embedded=embedded)
         for _, _, is_new in pending:
             if is_new:
                 report.new += 1
@@ -110,7 +117,7 @@ def ingest_documents(documents: Sequence[Document] | object, store: Collection, 
 
 def ingest(paths: Sequence[str | Path], store: Collection, *,
            options: LoadOptions = LoadOptions(), policy: ChunkPolicy = ChunkPolicy(),
-           batch_chunks: int = 256, on_progress: ProgressFn | None = None) -> IngestReport:
+           batch_chunks: int = 1024, on_progress: ProgressFn | None = None) -> IngestReport:
     """Load every document under ``paths`` and ingest it; failures are reported, not raised."""
     report = IngestReport()
 
