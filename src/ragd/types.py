@@ -199,6 +199,11 @@ class Candidate:
         new.__dict__.update(changes)
         return new
 
+    def scored_as(self, other: "Candidate") -> "Candidate":
+        """This candidate's content with ``other``'s scores, ranks and pin (retrieval ranks
+        keys first and reads content only for the ones it returns)."""
+        return self.evolve(**{name: getattr(other, name) for name in _EVOLVABLE})
+
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form (the CLI's ``--json`` and the service adapters)."""
         return {

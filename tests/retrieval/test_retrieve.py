@@ -104,3 +104,43 @@ def test_rerank_passthrough_and_compress(coll):
     windows = compress("audit logs retained", results)
     assert windows[0]["doc_id"] == results[0].doc_id
     assert "retained" in windows[0]["text"] and "logs" in windows[0]["matched_terms"]
+
+
+@pytest.mark.parametrize("mode,fusion", [("hybrid", "rrf"), ("hybrid", "weighted"),
+                                         ("vector", "rrf"), ("lexical", "rrf")])
+def test_results_equal_fusing_the_full_candidate_lists(coll, mode, fusion):
+    """retrieve() ranks keys and reads only the final k chunks; the result must be what
+    fusing the fully read candidate lists and cutting at k gives."""
+    from ragd import fuse
+    from ragd.retrieval import candidate_lists
+
+    for query in ("export license items", "punishment theft", "session tokens logout",
+                  "logs retained days"):
+        plan = Plan(k=3, pool=5, mode=mode, fusion=fusion)
+        lists = candidate_lists(query, plan, coll)
+        if mode == "hybrid":
+            params = {"k": plan.rrf_k} if fusion == "rrf" else {"weights": dict(plan.weights)}
+            expected = fuse(lists, fusion, params)[:plan.k]
+        else:
+            expected = lists[mode][:plan.k]
+        assert retrieve(query, plan, coll) == expected, query
+
+
+def test_a_chunk_deleted_during_a_search_is_dropped_and_ranks_renumbered(coll, monkeypatch):
+    import importlib
+
+    retrieve_module = importlib.import_module("ragd.retrieval.retrieve")
+
+    real = retrieve_module.hit_lists
+
+    def then_delete(query, plan, store):
+        hits = real(query, plan, store)
+        store.store.delete_document(store.name, hits["vector"][0].doc_id)
+        return hits
+
+    first = retrieve("export license items", Plan(k=3, mode="vector"), coll)[0].doc_id
+    monkeypatch.setattr(retrieve_module, "hit_lists", then_delete)
+    results = retrieve("export license items", Plan(k=3, mode="vector"), coll)
+    assert first not in {c.doc_id for c in results}
+    assert [c.rank for c in results] == list(range(1, len(results) + 1))
+    assert all(c.text and c.chunk_id for c in results)

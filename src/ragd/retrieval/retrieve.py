@@ -58,8 +58,8 @@ def _vector_hits(query: str, plan: Plan, store: Collection) -> list[Hit]:
     return store.store.vector_search(store.name, vector, plan.pool, plan.filters)
 
 
-def candidate_lists(query: str, plan: Plan, store: Collection) -> dict[str, list[Candidate]]:
-    """The filtered candidate lists the plan's mode asks for, each best first.
+def hit_lists(query: str, plan: Plan, store: Collection) -> dict[str, list[Hit]]:
+    """The store's filtered hit lists (keys and scores) the plan's mode asks for, best first.
 
     In hybrid mode the vector half (query embedding and the matrix product, both
     outside the GIL) runs on a worker thread while this one does the lexical half.
@@ -80,26 +80,58 @@ def candidate_lists(query: str, plan: Plan, store: Collection) -> dict[str, list
         raise
     if pending is not None:
         hits = {"vector": pending.result(), **hits}  # re-raises the worker's error here
+    return hits
+
+
+def candidate_lists(query: str, plan: Plan, store: Collection) -> dict[str, list[Candidate]]:
+    """The filtered candidate lists the plan's mode asks for, each best first, with their
+    chunks' content (a chunk deleted between search and fetch is left out)."""
+    hits = hit_lists(query, plan, store)
     keys = [h.key for lst in hits.values() for h in lst]
     chunks = store.store.get_chunks(store.name, keys) if keys else {}
     return {name: _candidates(lst, chunks, name) for name, lst in hits.items()}
 
 
+def _skeletons(hits: Sequence[Hit], source: str) -> list[Candidate]:
+    """Candidates carrying only key, scores and ranks (no content yet: ``chunk_id`` empty)."""
+    return [Candidate(doc_id=h.doc_id, chunk_index=h.chunk_index, text="", score=h.score,
+                      rank=rank, **{f"{source}_score": h.score, f"{source}_rank": rank})
+            for rank, h in enumerate(hits, start=1)]
+
+
 def _fetch(store: Collection, keys: Sequence[tuple[str, int]]) -> list[Candidate]:
-    """Candidates (score 0, no list ranks) for chunks that no candidate list returned."""
+    """Candidates with content (score 0, no list ranks) for ``keys`` that still exist."""
     chunks = store.store.get_chunks(store.name, keys) if keys else {}
     return _candidates([Hit(k[0], k[1], 0.0) for k in keys if k in chunks], chunks, "")
 
 
+def _hydrate(ranked: Sequence[Candidate], store: Collection) -> list[Candidate]:
+    """``ranked`` with every skeleton's content filled in, scores and ranks kept; a chunk
+    deleted since the search is dropped and the ranks renumbered."""
+    full = {c.key: c for c in _fetch(store, [c.key for c in ranked if not c.chunk_id])}
+    out: list[Candidate] = []
+    for cand in ranked:
+        if not cand.chunk_id:
+            if cand.key not in full:
+                continue
+            cand = full[cand.key].scored_as(cand)
+        out.append(cand if cand.rank == len(out) + 1 else cand.evolve(rank=len(out) + 1))
+    return out
+
+
 def retrieve(query: str, plan: Plan | None, store: Collection) -> list[Candidate]:
-    """Ranked candidates for ``query`` from ``store`` (a collection handle) under ``plan``."""
+    """Ranked candidates for ``query`` from ``store`` (a collection handle) under ``plan``.
+
+    Fusion and section pinning work on keys and scores; only the final ``k``
+    chunks are read from the store.
+    """
     plan = plan or Plan()
-    lists = candidate_lists(query, plan, store)
+    lists = {name: _skeletons(hits, name) for name, hits in hit_lists(query, plan, store).items()}
     if plan.mode == "hybrid":
         params = {"k": plan.rrf_k} if plan.fusion == "rrf" else {"weights": dict(plan.weights)}
         ranked = fuse(lists, plan.fusion, params)
     else:
-        ranked = [c.evolve(rank=i + 1) for i, c in enumerate(lists[plan.mode])]
+        ranked = lists[plan.mode]
     if plan.pin_sections:
         ranked = pin_sections(query, ranked, plan, store, lambda keys: _fetch(store, keys))
-    return ranked[:plan.k]
+    return _hydrate(ranked[:plan.k], store)

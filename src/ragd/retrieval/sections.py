@@ -20,8 +20,8 @@ def pin_sections(query: str, ranked: Sequence[Candidate], plan: Plan, store: Col
                  make_candidates) -> list[Candidate]:
     """``ranked`` with the chunks of every section named in ``query`` moved to the front.
 
-    ``make_candidates(keys)`` builds candidates for pinned chunks that were not
-    among the fused ones (they keep score 0 and no per-list ranks).
+    ``make_candidates(keys)`` reads the pinned chunks (with content and section); those
+    that were among the fused ones keep their scores, the others score 0 with no list ranks.
     """
     refs = find_section_refs(query)
     if not refs:
@@ -30,9 +30,13 @@ def pin_sections(query: str, ranked: Sequence[Candidate], plan: Plan, store: Col
     if not keys:
         return list(ranked)
     position = {c.key: i for i, c in enumerate(ranked)}
-    by_key = {c.key: c for c in ranked}
-    missing = [k for k in keys if k not in by_key]
-    by_key.update({c.key: c for c in make_candidates(missing)})
+    # Ordering needs each pinned chunk's section, which a ranked candidate may not carry
+    # yet: all pinned chunks are read, keeping the scores of those that were ranked.
+    by_key = {}
+    for cand in make_candidates(keys):
+        if cand.key in position:
+            cand = cand.scored_as(ranked[position[cand.key]])
+        by_key[cand.key] = cand
     ref_order = {ref: i for i, ref in enumerate(refs)}
 
     def order(key: tuple[str, int]) -> tuple:
