@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import inspect
 import json
 import os
 import resource
@@ -53,7 +54,7 @@ from ragd.chunking import chunk_document  # noqa: E402
 from ragd.embedding.onnx import MiniLMEmbedder  # noqa: E402
 from ragd.embedding.tokenizer import MAX_SEQ_LENGTH, model_tokenizer  # noqa: E402
 from ragd.ingest.loaders import iter_documents  # noqa: E402
-from ragd.ingest.pipeline import document_hash  # noqa: E402
+from ragd.ingest.pipeline import document_hash, ingest_documents  # noqa: E402
 from ragd.stores import DocumentRecord  # noqa: E402
 from ragd.types import ChunkPolicy  # noqa: E402
 
@@ -103,7 +104,11 @@ def padded_tokens(lengths: list[int], groups: list[list[int]], batch_size: int) 
     return total
 
 
-def pipeline_groups(chunk_counts: list[int], batch_chunks: int = 256) -> list[list[int]]:
+PIPELINE_BATCH_CHUNKS = inspect.signature(ingest_documents).parameters["batch_chunks"].default
+
+
+def pipeline_groups(chunk_counts: list[int], batch_chunks: int = PIPELINE_BATCH_CHUNKS
+                    ) -> list[list[int]]:
     """Positions of the chunks embedded together by the ingest pipeline (its flush rule)."""
     groups: list[list[int]] = []
     pending: list[int] = []
@@ -257,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
             slices.append((path, int(starts[a]), int(starts[b])))
 
         # Model tokens run (rows x longest row per batch): raw sorts each slice at once, the
-        # pipeline sorts each of its flushes (>= 256 chunks, whole documents).
+        # pipeline sorts each of its flushes (>= PIPELINE_BATCH_CHUNKS chunks, whole documents).
         counts = [len(cs) for cs in per_doc]
         raw_groups = [list(range(lo, hi)) for _, lo, hi in slices]
         pipe_groups = []
@@ -401,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         "settings": {"docs_requested": args.docs, "documents": n_docs, "repeat": args.repeat,
                      "corpus": str(args.corpus), "policy": policy.as_dict(),
                      "embedder": embedder.spec(), "batch_size": embedder.batch_size,
-                     "ingest_batch_chunks": 256, "threads": embedder.threads or min(
+                     "ingest_batch_chunks": PIPELINE_BATCH_CHUNKS, "threads": embedder.threads or min(
                          os.cpu_count() or 1, 8),
                      "slices": len(slices),
                      "statistic": f"median of {args.repeat} interleaved run(s)"
@@ -511,7 +516,8 @@ def print_table(r: dict[str, Any]) -> None:
                   "upsert_document with precomputed vectors")
     table.add_row("  padding, pipeline batches", "", "",
                   f"{bd['padding_extra_pct']:+.1f} % tokens",
-                  f"model tokens run: {bd['padded_tokens_pipeline']:,} (256-chunk flushes) vs "
+                  f"model tokens run: {bd['padded_tokens_pipeline']:,} "
+                  f"({PIPELINE_BATCH_CHUNKS}-chunk flushes) vs "
                   f"{bd['padded_tokens_raw']:,} (one sort); real {bd['real_tokens']:,}")
     s = r["sanity"]
     if s["stored_texts_equal_raw_texts"]:
