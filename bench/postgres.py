@@ -168,6 +168,21 @@ def _url(dsn: str, **options: Any) -> str:
     return dsn + ("&" if "?" in dsn else "?") + urlencode(options)
 
 
+def _set_system(dsn: str, name: str, value: str | None) -> None:
+    """ALTER SYSTEM SET (or RESET, for None) a server setting and reload the configuration,
+    which reaches the sessions already open too."""
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        if value is None:
+            conn.execute(sql.SQL("ALTER SYSTEM RESET {}").format(sql.Identifier(name)))
+        else:
+            conn.execute(sql.SQL("ALTER SYSTEM SET {} = {}").format(
+                sql.Identifier(name), sql.Literal(value)))
+        conn.execute("SELECT pg_reload_conf()")
+
+
 def _fresh(dsn: str, schema: str, **options: Any):
     import psycopg
     from psycopg import sql
@@ -537,7 +552,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", choices=["ingest", "parity", "hnsw", "concurrent"],
                         action="append")
-    parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--size", type=int, default=100_000,
+                        help="chunks of the hnsw section (results of other sizes are kept "
+                             "under hnsw_<vectors>_<size>)")
+    parser.add_argument("--maintenance-work-mem", default=None, metavar="SIZE",
+                        help="ALTER SYSTEM maintenance_work_mem for the run (e.g. 3GB, so a "
+                             "1M-vector HNSW graph fits while it is built); reset afterwards")
     parser.add_argument("--dims", type=int, default=384)
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=60.0)
@@ -571,13 +591,18 @@ def main(argv: list[str] | None = None) -> int:
         if "parity" in only:
             with tempfile.TemporaryDirectory() as tmp:
                 section("parity", bench_parity, dsn, data, Path(tmp), args.passes)
+        if args.maintenance_work_mem:
+            _set_system(dsn, "maintenance_work_mem", args.maintenance_work_mem)
         if "hnsw" in only or "concurrent" in only:
-            section(f"hnsw_{args.vectors}", bench_hnsw, dsn, args.size, args.dims,
+            suffix = "" if args.size == 100_000 else f"_{args.size}"
+            section(f"hnsw_{args.vectors}{suffix}", bench_hnsw, dsn, args.size, args.dims,
                     args.queries, args.vectors, data)
         if "concurrent" in only:
             section(f"concurrent_{args.vectors}", bench_concurrent, dsn, args.dims,
                     args.seconds, args.searchers, args.vectors)
     finally:
+        if args.maintenance_work_mem:
+            _set_system(dsn, "maintenance_work_mem", None)
         stop()
     path = write_results("postgres", results)
     console.print(f"results: {path}")

@@ -41,14 +41,18 @@ class _Postings:
         sizes = np.array([len(h) for h, _ in parts], dtype=np.int64)
         hashes = np.concatenate([h for h, _ in parts]) if parts else np.zeros(0, np.int64)
         counts = np.concatenate([c for _, c in parts]) if parts else np.zeros(0, np.uint16)
-        rows = np.repeat(np.arange(offset, offset + len(parts), dtype=np.int64), sizes)
-        self.lengths = np.array([float(c.sum()) for _, c in parts], dtype=np.float64)
-        self.terms, inverse = np.unique(hashes, return_inverse=True)
-        order = np.argsort(inverse, kind="stable")
-        self.rows = rows[order]
+        local = np.repeat(np.arange(len(parts), dtype=np.int64), sizes)
+        self.lengths = np.bincount(local, weights=counts, minlength=len(parts)).astype(np.float64)
+        # One stable sort groups the postings by term with rows ascending inside each term
+        # (np.unique with return_inverse plus an argsort of the inverse sorted twice).
+        order = np.argsort(hashes, kind="stable")
+        grouped = hashes[order]
+        starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]]) if len(grouped) \
+            else np.zeros(0, dtype=np.int64)
+        self.terms = grouped[starts]
+        self.indptr = np.append(starts, len(grouped)).astype(np.int64)
+        self.rows = local[order] + offset
         self.tf = counts[order].astype(np.float64)
-        self.indptr = np.zeros(len(self.terms) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(inverse, minlength=len(self.terms)), out=self.indptr[1:])
 
     def get(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         i = int(np.searchsorted(self.terms, term))
