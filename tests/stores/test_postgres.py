@@ -403,3 +403,20 @@ def test_both_lexical_rankers_match_the_same_chunks(pg_location):
     finally:
         for s in stores:
             s.close()
+
+
+def test_the_ascii_fast_path_of_ragd_fold_changes_no_result(pg_location, pg_dsn):
+    """Migration 0002 only skips work: ragd_fold equals the version-1 expression on ASCII,
+    accented, decomposed, non-Latin, control and punctuation-heavy text alike."""
+    PostgresStore(pg_location).close()
+    schema = parse_store_url(pg_location)[1].schema
+    samples = ["Plain ASCII, with punctuation: 736.2(b)-e-mail; [x] {y} ~z~", "Café Müller",
+               "Cafe\u0301 decomposed", "naïve résumé — “quotes”", "中文 テキスト", "\x7fdel\x01",
+               "tab\there\nnewline", "", "ǅ ﬁ Ⅻ ½", "😀 emoji"]
+    v1 = (r"regexp_replace(regexp_replace(normalize(%s, NFD), '[\u0300-\u036f]+', '', 'g'), "
+          r"'[!-/:-@\[-`{-~]+', ' ', 'g')")
+    with psycopg.connect(pg_dsn) as conn:
+        for text in samples:
+            now, before = conn.execute(f"SELECT {schema}.ragd_fold(%s), {v1}",
+                                       (text, text)).fetchone()
+            assert now == before, text
