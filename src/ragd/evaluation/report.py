@@ -51,6 +51,17 @@ def _color(i: int) -> str:
     return COLORS[i % len(COLORS)]
 
 
+def _grid(panels: int, max_cols: int, width: float, height: float) -> tuple[Any, list[Any]]:
+    """A figure of ``panels`` axes in rows of at most ``max_cols`` (spare cells hidden)."""
+    plt = _pyplot()
+    cols = min(max_cols, panels)
+    rows = math.ceil(panels / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    for ax in axes.flat[panels:]:
+        ax.axis("off")
+    return fig, list(axes.flat[:panels])
+
+
 def plot_sorted_ndcg(results: Sequence[ModeResult], metric: str) -> str:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(11, 4.6))
@@ -71,13 +82,8 @@ def plot_pairs(results: Sequence[ModeResult], metric: str) -> str | None:
     pairs = list(itertools.combinations(range(len(results)), 2))
     if not pairs:
         return None
-    plt = _pyplot()
-    cols = min(4, len(pairs))
-    rows = math.ceil(len(pairs) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 3.7 * rows), squeeze=False)
-    for ax in axes.flat[len(pairs):]:
-        ax.axis("off")
-    for ax, (i, j) in zip(axes.flat, pairs):
+    fig, axes = _grid(len(pairs), 4, 3.6, 3.7)
+    for ax, (i, j) in zip(axes, pairs):
         a, b = results[i], results[j]
         qids = list(a.per_query)
         x = [a.per_query[q][metric] for q in qids]
@@ -109,13 +115,8 @@ def plot_pairs(results: Sequence[ModeResult], metric: str) -> str | None:
 
 
 def plot_scores(results: Sequence[ModeResult], qrels: Qrels) -> str:
-    plt = _pyplot()
-    cols = min(3, len(results))
-    rows = math.ceil(len(results) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.6 * rows), squeeze=False)
-    for ax in axes.flat[len(results):]:
-        ax.axis("off")
-    for ax, r in zip(axes.flat, results):
+    fig, axes = _grid(len(results), 3, 4.6, 3.6)
+    for ax, r in zip(axes, results):
         rel, non = [], []
         for qid, docs in r.ranked.items():
             judged = qrels.get(qid, {})
@@ -141,13 +142,8 @@ def plot_scores(results: Sequence[ModeResult], qrels: Qrels) -> str:
 
 
 def plot_latency(results: Sequence[ModeResult]) -> str:
-    plt = _pyplot()
-    cols = min(3, len(results))
-    rows = math.ceil(len(results) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.4 * rows), squeeze=False)
-    for ax in axes.flat[len(results):]:
-        ax.axis("off")
-    for i, (ax, r) in enumerate(zip(axes.flat, results)):
+    fig, axes = _grid(len(results), 3, 4.6, 3.4)
+    for i, (ax, r) in enumerate(zip(axes, results)):
         values = list(r.latencies_ms.values())
         lat = r.latency
         ax.hist(values, bins=30, color=_color(i), alpha=0.8)

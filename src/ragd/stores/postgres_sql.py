@@ -324,20 +324,14 @@ def vector_query(cid: int, dist: sql.Composable, where: sql.Composable, *, exact
     serve, then sorted.
     """
     t = chunk_table(cid)
-    if exact:
+    if exact or relaxed:
+        inner = sql.SQL("") if exact else sql.SQL(" ORDER BY {} LIMIT %(k_inner)s").format(dist)
         return sql.SQL(
             "WITH m AS MATERIALIZED (SELECT c.doc_id, c.chunk_index, {dist} AS distance "
-            "FROM {t} c WHERE TRUE{where}) "
+            "FROM {t} c WHERE TRUE{where}{inner}) "
             "SELECT doc_id, chunk_index, distance FROM m "
             "ORDER BY distance, doc_id, chunk_index LIMIT %(k)s").format(
-            dist=dist, t=t, where=where)
-    if relaxed:
-        return sql.SQL(
-            "WITH m AS MATERIALIZED (SELECT c.doc_id, c.chunk_index, {dist} AS distance "
-            "FROM {t} c WHERE TRUE{where} ORDER BY {dist} LIMIT %(k_inner)s) "
-            "SELECT doc_id, chunk_index, distance FROM m "
-            "ORDER BY distance, doc_id, chunk_index LIMIT %(k)s").format(
-            dist=dist, t=t, where=where)
+            dist=dist, t=t, where=where, inner=inner)
     return sql.SQL(
         "SELECT c.doc_id, c.chunk_index, {dist} AS distance FROM {t} c WHERE TRUE{where} "
         "ORDER BY {dist}, c.doc_id, c.chunk_index LIMIT %(k)s").format(

@@ -89,10 +89,6 @@ class VectorCache:
         (loads and syncs replace the arrays, never modify them in place)."""
         return VectorView(self.rowids, self.keys, self.matrix)
 
-    def top(self, query: np.ndarray, limit: int, allowed: np.ndarray | None = None
-            ) -> list[tuple[tuple[str, int], float]]:
-        return self.view().top(query, limit, allowed)
-
 
 @dataclass(frozen=True)
 class VectorView:
