@@ -25,7 +25,7 @@ from ..analysis import pack_terms, query_analyze, term_hash
 from ..errors import EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError
 from ..ids import canonical_json
 from ..types import Chunk, Filters
-from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, rank_hits
+from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk
 from .lexical_index import DEFAULT_B, DEFAULT_K1, LexicalDelta, LexicalIndex
 from .vector_cache import Delta, VectorCache
 
