@@ -18,18 +18,21 @@ need per-collection partial expression indexes, which the planner uses only when
 query repeats the exact expression and a literal collection id (generic prepared plans
 lose them); a table per collection keeps HNSW plain and lets each collection be
 vacuumed, rebuilt, dropped or placed on its own (Citus: one colocated shard per
-collection). Each chunk table has a generated ``tsvector`` with a GIN index, ``tags
-text[]`` with GIN, ``metadata jsonb`` with GIN (``jsonb_path_ops``) and a section index.
+collection). Each chunk table has a ``tsvector`` with a GIN index, ``tags text[]`` with
+GIN, ``metadata jsonb`` with GIN (``jsonb_path_ops``) and a section index.
 
 Lexical ranking is ``ts_rank_cd`` (cover density, normalised by 1 + log(length)), not
 BM25 as in the SQLite store: it has no inverse document frequency (a rare term weighs
 what a common one does), no term-frequency saturation (``k1``), and its length
 normalisation is a fixed log rather than BM25's ``b`` against the average length; it
-does reward query terms that occur close together. Tokens: ASCII punctuation splits
-words and diacritics are removed (``ragd_fold``), then Snowball English stems, as in
-SQLite; stop words are kept (a query of only stop words still matches). The chunks
-that match agree with SQLite's for content words; their order can differ. Fusion is
-done in Python by ``ragd.retrieval``, identically for both backends.
+does reward query terms that occur close together. The terms are ragd's own
+(``ragd.analysis``, as in the SQLite store): each chunk's ``tsvector`` is computed by ragd
+and sent in binary (``pg_tsvector``), with the terms at their word positions, and a query
+becomes a ``tsquery`` OR-ing its terms. So the chunks that match are the SQLite store's;
+only their order can differ. (Schema version 3; before it the server computed the
+tsvector with ``to_tsvector``, which cost most of a bulk load's server time and tokenised
+slightly differently.) Fusion is done in Python by ``ragd.retrieval``, identically for
+both backends.
 
 Vector search: ``ORDER BY embedding <=> q`` (score = 1 - cosine distance), ties
 broken in SQL. HNSW queries set ``hnsw.ef_search`` (at least ``k``) and pgvector's
@@ -74,11 +77,16 @@ from ..errors import EmbedModelMismatchError, StoreError, UnknownCollectionError
 from ..types import Chunk, Filters
 from . import postgres_sql as Q
 from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, rank_hits
+from .pg_tsvector import TsVector, TsVectorDumper, TsVectorTooLarge, tsquery, tsvectors
 from .postgres_sql import (SCHEMA_VERSION, PgOptions, ServerInfo, message as _message,
                            migrate, parse_store_url, version_tuple as _version_tuple)
 
 __all__ = ["PgOptions", "PostgresStore", "SCHEMA_VERSION", "ServerInfo", "init_store",
            "migrate", "parse_store_url"]
+
+
+_EMPTY_JSON = Jsonb({})
+_COPY_SLICE = 512  # chunks analysed at a time while a bulk COPY streams the previous ones
 
 
 def _now() -> str:
@@ -129,6 +137,7 @@ class PostgresStore:
         conn.execute("SELECT set_config('search_path', %s, false), '[0]'::vector",
                      (self.server.search_path,))
         register_vector(conn)
+        conn.adapters.register_dumper(TsVector, TsVectorDumper)
         conn.commit()
 
     @contextmanager
@@ -266,11 +275,19 @@ class PostgresStore:
                              "which PostgreSQL cannot store")
         return vectors
 
-    def _chunk_rows(self, cid: int, chunks: Sequence[Chunk],
-                    vectors: np.ndarray) -> list[tuple[Any, ...]]:
+    @staticmethod
+    def _chunk_rows(cid: int, chunks: Sequence[Chunk], vectors: np.ndarray
+                    ) -> list[tuple[Any, ...]]:
+        """The rows of ``chunks`` in :data:`~postgres_sql.WRITE_COLUMNS` order."""
+        try:
+            lexical = tsvectors([c.search_text for c in chunks])
+        except TsVectorTooLarge as exc:
+            bad = chunks[exc.index]
+            raise UsageError(f"document {bad.doc_id!r}, chunk {bad.chunk_index}: {exc}") from None
         return [(cid, c.doc_id, c.chunk_index, c.chunk_id, c.section_id, c.parent_id, c.kind,
-                 c.context, c.text, list(c.tags), Jsonb(dict(c.metadata)), c.tokens,
-                 c.start_offset, c.end_offset, c.page, v) for c, v in zip(chunks, vectors)]
+                 c.context, c.text, list(c.tags), Jsonb(dict(c.metadata)) if c.metadata
+                 else _EMPTY_JSON, c.tokens, c.start_offset, c.end_offset, c.page, v, tsv)
+                for c, v, tsv in zip(chunks, vectors, lexical)]
 
     _UPSERT_DOC = (
         "INSERT INTO documents AS d (collection_id, doc_id, title, source, metadata, "
@@ -279,6 +296,17 @@ class PostgresStore:
         "source = excluded.source, metadata = excluded.metadata, "
         "content_hash = excluded.content_hash, version = d.version + 1, "
         "ingested_at = excluded.ingested_at")
+
+    _UPSERT_DOCS = (
+        "INSERT INTO documents AS d (collection_id, doc_id, title, source, metadata, "
+        "content_hash, version, ingested_at) SELECT %s, u.doc_id, u.title, u.source, "
+        "u.metadata, u.content_hash, 1, u.ingested_at FROM unnest(%s::text[], %s::text[], "
+        "%s::text[], %s::jsonb[], %s::text[], %s::text[]) AS u(doc_id, title, source, "
+        "metadata, content_hash, ingested_at) ON CONFLICT (collection_id, doc_id) DO UPDATE "
+        "SET title = excluded.title, source = excluded.source, metadata = excluded.metadata, "
+        "content_hash = excluded.content_hash, version = d.version + 1, "
+        "ingested_at = excluded.ingested_at")
+    """Many documents in one statement (the bulk path), with :attr:`_UPSERT_DOC`'s effect."""
 
     def _doc_row(self, cid: int, record: DocumentRecord) -> tuple[Any, ...]:
         return (cid, record.doc_id, record.title, record.source, Jsonb(dict(record.metadata)),
@@ -291,17 +319,17 @@ class PostgresStore:
         coll = self._coll(collection)
         vectors = self._checked(coll, record, chunks, embeddings)
         t = Q.chunk_table(coll.cid)
+        rows = self._chunk_rows(coll.cid, chunks, vectors)
         insert = sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
-            t, sql.SQL(", ").join(map(sql.Identifier, ("collection_id",) + Q.CHUNK_COLUMNS
-                                      + ("embedding",))),
-            sql.SQL(", ").join(sql.Placeholder() * (len(Q.CHUNK_COLUMNS) + 2)))
+            t, sql.SQL(", ").join(map(sql.Identifier, Q.WRITE_COLUMNS)),
+            sql.SQL(", ").join(sql.Placeholder() * len(Q.WRITE_COLUMNS)))
         with self._conn() as conn, conn.pipeline():
             conn.execute(self._UPSERT_DOC, self._doc_row(coll.cid, record))
             conn.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND doc_id = %s"
                                  ).format(t), (coll.cid, record.doc_id))
-            if chunks:
+            if rows:
                 with conn.cursor() as cur:
-                    cur.executemany(insert, self._chunk_rows(coll.cid, chunks, vectors))
+                    cur.executemany(insert, rows)
             conn.execute("UPDATE collections SET data_version = data_version + 1 "
                          "WHERE id = %s", (coll.cid,))
 
@@ -319,24 +347,27 @@ class PostgresStore:
             return 0
         t = Q.chunk_table(coll.cid)
         copy = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
-            t, sql.SQL(", ").join(map(sql.Identifier, ("collection_id",) + Q.CHUNK_COLUMNS
-                                      + ("embedding",))))
-        written = 0
+            t, sql.SQL(", ").join(map(sql.Identifier, Q.WRITE_COLUMNS)))
+        docs = [self._doc_row(coll.cid, r) for r, _, _ in checked]
+        pending = [(c, v) for _, chunks, vectors in checked for c, v in zip(chunks, vectors)]
         with self._conn() as conn:
             with conn.cursor() as cur:
-                cur.executemany(self._UPSERT_DOC, [self._doc_row(coll.cid, r)
-                                                   for r, _, _ in checked])
+                cur.execute(self._UPSERT_DOCS, [coll.cid] + [list(column) for column in
+                                                             list(zip(*docs))[1:]])
                 cur.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND "
                                     "doc_id = ANY(%s::text[])").format(t), (coll.cid, ids))
                 with cur.copy(copy) as out:
                     out.set_types(Q.COPY_TYPES)
-                    for _, chunks, vectors in checked:
-                        for row in self._chunk_rows(coll.cid, chunks, vectors):
+                    # Analysing a slice while the server still loads the previous one
+                    # overlaps the two.
+                    for start in range(0, len(pending), _COPY_SLICE):
+                        part = pending[start:start + _COPY_SLICE]
+                        for row in self._chunk_rows(coll.cid, [c for c, _ in part],
+                                                    np.stack([v for _, v in part])):
                             out.write_row(row)
-                        written += len(chunks)
                 cur.execute("UPDATE collections SET data_version = data_version + 1 "
                             "WHERE id = %s", (coll.cid,))
-        return written
+        return len(pending)
 
     def delete_document(self, collection: str, doc_id: str) -> bool:
         cid = self._coll(collection).cid
@@ -407,12 +438,12 @@ class PostgresStore:
 
     def lexical_search(self, collection: str, terms: Sequence[str], limit: int,
                        filters: Filters = Filters()) -> list[Hit]:
-        terms = [t.replace("\x00", " ") for t in terms if t]
-        if not terms or limit <= 0:
+        query = tsquery(terms)
+        if query is None or limit <= 0:
             return []
         coll = self._coll(collection)
         where, params = Q.filter_sql(filters)
-        params.update(terms=terms, k=int(limit))
+        params.update(query=query, k=int(limit))
         with self._conn() as conn:
             rows = conn.execute(Q.lexical_query(coll.cid, where, self.options.lexical_rank),
                                 params).fetchall()

@@ -21,6 +21,7 @@ from psycopg.types.json import Jsonb
 
 from ..errors import StoreError, UsageError
 from ..types import Filters
+from .pg_tsvector import TsVector, TsVectorDumper, tsvectors
 
 SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 MIGRATION_LOCK = 0x72616764  # pg_advisory_xact_lock key ("ragd") serialising migrations
@@ -31,8 +32,10 @@ PLAIN_MAX_DIMS = 1600         # vectors up to this size stay in the row (never T
 CHUNK_COLUMNS = ("doc_id", "chunk_index", "chunk_id", "section_id", "parent_id", "kind",
                  "context", "text", "tags", "metadata", "tokens", "start_offset",
                  "end_offset", "page")
+WRITE_COLUMNS = ("collection_id",) + CHUNK_COLUMNS + ("embedding", "tsv")
+"""The columns a write fills, in the order of :data:`COPY_TYPES`."""
 COPY_TYPES = ["int4", "text", "int4", "text", "text", "text", "text", "text", "text",
-              "text[]", "jsonb", "int4", "int4", "int4", "int4", "vector"]
+              "text[]", "jsonb", "int4", "int4", "int4", "int4", "vector", "tsvector"]
 
 
 def migrations() -> list[tuple[int, str, str]]:
@@ -96,8 +99,7 @@ CREATE TABLE {t} (
     end_offset    integer,
     page          integer,
     embedding     vector({dims}) NOT NULL,
-    tsv           tsvector GENERATED ALWAYS AS
-                  (to_tsvector('ragd_english'::regconfig, ragd_fold(context || ' ' || text))) STORED,
+    tsv           tsvector NOT NULL,
     PRIMARY KEY (collection_id, doc_id, chunk_index),
     FOREIGN KEY (collection_id, doc_id) REFERENCES documents (collection_id, doc_id)
         ON DELETE CASCADE
@@ -205,6 +207,37 @@ def version_tuple(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", text)[:3])
 
 
+def reanalyse(conn: psycopg.Connection, batch: int = 2048) -> None:
+    """Recompute the stored tsvector of every chunk table with ragd's analysis (the data step
+    of migration 3), in ``batch``-row steps through a temporary table."""
+    conn.adapters.register_dumper(TsVector, TsVectorDumper)
+    tables = [r[0] for r in conn.execute(
+        "SELECT c.relname FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace "
+        "AND c.relkind = 'r' AND c.relname ~ '^chunks_[0-9]+$' ORDER BY c.relname")]
+    conn.execute('CREATE TEMP TABLE ragd_reanalysed (doc_id text COLLATE "C", '
+                 "chunk_index integer, tsv tsvector) ON COMMIT DROP")
+    for name in tables:
+        table = sql.Identifier(name)
+        with conn.cursor(name="ragd_reanalyse") as rows:
+            rows.execute(sql.SQL("SELECT doc_id, chunk_index, context, text FROM {} "
+                                 "ORDER BY doc_id, chunk_index").format(table))
+            while chunk_rows := rows.fetchmany(batch):
+                values = tsvectors([f"{ctx}\n\n{text}" if ctx else text
+                                    for _, _, ctx, text in chunk_rows])
+                with conn.cursor().copy("COPY ragd_reanalysed FROM STDIN (FORMAT BINARY)") as out:
+                    out.set_types(["text", "int4", "tsvector"])
+                    for (doc_id, index, _, _), tsv in zip(chunk_rows, values):
+                        out.write_row((doc_id, index, tsv))
+        conn.execute(sql.SQL("UPDATE {} c SET tsv = r.tsv FROM ragd_reanalysed r "
+                             "WHERE c.doc_id = r.doc_id AND c.chunk_index = r.chunk_index"
+                             ).format(table))
+        conn.execute("TRUNCATE ragd_reanalysed")
+
+
+DATA_STEPS = {3: reanalyse}
+"""Python steps run right after a migration's SQL, in its transaction."""
+
+
 @dataclass(frozen=True)
 class ServerInfo:
     schema_version: int
@@ -246,6 +279,8 @@ def migrate(conn: psycopg.Connection, schema: str) -> ServerInfo:
         for version, name, text in migrations():
             if version > current:
                 conn.execute(text)
+                if version in DATA_STEPS:
+                    DATA_STEPS[version](conn)
                 conn.execute("INSERT INTO schema_version (version, name) VALUES (%s, %s)",
                              (version, name))
                 current = version
@@ -348,18 +383,15 @@ RANKERS = {"ts_rank_cd": sql.SQL("ts_rank_cd"), "ts_rank": sql.SQL("ts_rank")}
 
 
 def lexical_query(cid: int, where: sql.Composable, rank: str = "ts_rank_cd") -> sql.Composed:
-    """Chunks matching any of ``%(terms)s``, ranked by ts_rank_cd; ties by key.
+    """Chunks matching ``%(query)s`` (a tsquery OR-ing the query's ragd terms, see
+    :func:`ragd.stores.pg_tsvector.tsquery`), ranked by ts_rank_cd; ties by key.
 
-    Each term is parsed on its own by ``plainto_tsquery`` (after the same folding as the
-    indexed text) and the parts are OR-ed by an aggregate: no query syntax is ever read
-    from user input. Normalisation 1 divides the rank by 1 + log(length). ``rank``:
-    ``ts_rank_cd`` (cover density, the default) or ``ts_rank`` (term frequency only, about
-    three times cheaper per matching row).
+    Normalisation 1 divides the rank by 1 + log(length). ``rank``: ``ts_rank_cd`` (cover
+    density, the default) or ``ts_rank`` (term frequency only, about three times cheaper per
+    matching row).
     """
     return sql.SQL(
-        "WITH q AS (SELECT ragd_tsquery_or(plainto_tsquery('ragd_english'::regconfig, "
-        "ragd_fold(term))) AS query FROM unnest(%(terms)s::text[]) AS term) "
-        "SELECT c.doc_id, c.chunk_index, {rank}(c.tsv, q.query, 1)::float8 AS score "
-        "FROM {t} c, q WHERE c.tsv @@ q.query{where} "
+        "SELECT c.doc_id, c.chunk_index, {rank}(c.tsv, %(query)s::tsquery, 1)::float8 AS score "
+        "FROM {t} c WHERE c.tsv @@ %(query)s::tsquery{where} "
         "ORDER BY score DESC, c.doc_id, c.chunk_index LIMIT %(k)s").format(
         rank=RANKERS[rank], t=chunk_table(cid), where=where)
