@@ -210,12 +210,10 @@ class _Words:
         ids = []
         for a, b in zip(starts[first].tolist(), ends[first].tolist()):
             term = _term_of(joined[a:b])
-            if term is None:
-                ids.append(-1)
-            else:
-                ids.append(self.term_id.setdefault(term, len(self.terms)))
-                if ids[-1] == len(self.terms):
-                    self.terms.append(term)
+            if term is not None and term not in self.term_id:
+                self.term_id[term] = len(self.terms)
+                self.terms.append(term)
+            ids.append(-1 if term is None else self.term_id[term])
         at = np.searchsorted(self.h1, distinct)
         self.h1 = np.insert(self.h1, at, distinct)
         self.h2 = np.insert(self.h2, at, h2[first])

@@ -35,6 +35,11 @@ class Segment:
     t_end: float
 
 
+def search_text(context: str, text: str) -> str:
+    """A chunk's embedded and indexed text from its context line and text."""
+    return f"{context}\n\n{text}" if context else text
+
+
 @dataclass(frozen=True)
 class ChunkPolicy:
     """How a document is cut into chunks.
@@ -134,7 +139,7 @@ class Chunk:
     @property
     def search_text(self) -> str:
         """What is embedded and indexed: the context line, then the text."""
-        return f"{self.context}\n\n{self.text}" if self.context else self.text
+        return search_text(self.context, self.text)
 
     @property
     def key(self) -> tuple[str, int]:

@@ -276,7 +276,7 @@ class PostgresStore:
         return vectors
 
     @staticmethod
-    def _chunk_rows(cid: int, chunks: Sequence[Chunk], vectors: np.ndarray
+    def _chunk_rows(cid: int, chunks: Sequence[Chunk], vectors: Sequence[np.ndarray]
                     ) -> list[tuple[Any, ...]]:
         """The rows of ``chunks`` in :data:`~postgres_sql.WRITE_COLUMNS` order."""
         try:
@@ -289,23 +289,21 @@ class PostgresStore:
                  else _EMPTY_JSON, c.tokens, c.start_offset, c.end_offset, c.page, v, tsv)
                 for c, v, tsv in zip(chunks, vectors, lexical)]
 
-    _UPSERT_DOC = (
-        "INSERT INTO documents AS d (collection_id, doc_id, title, source, metadata, "
-        "content_hash, version, ingested_at) VALUES (%s, %s, %s, %s, %s, %s, 1, %s) "
-        "ON CONFLICT (collection_id, doc_id) DO UPDATE SET title = excluded.title, "
+    _DOC_CONFLICT = (
+        " ON CONFLICT (collection_id, doc_id) DO UPDATE SET title = excluded.title, "
         "source = excluded.source, metadata = excluded.metadata, "
         "content_hash = excluded.content_hash, version = d.version + 1, "
         "ingested_at = excluded.ingested_at")
-
+    _UPSERT_DOC = (
+        "INSERT INTO documents AS d (collection_id, doc_id, title, source, metadata, "
+        "content_hash, version, ingested_at) VALUES (%s, %s, %s, %s, %s, %s, 1, %s)"
+        + _DOC_CONFLICT)
     _UPSERT_DOCS = (
         "INSERT INTO documents AS d (collection_id, doc_id, title, source, metadata, "
         "content_hash, version, ingested_at) SELECT %s, u.doc_id, u.title, u.source, "
         "u.metadata, u.content_hash, 1, u.ingested_at FROM unnest(%s::text[], %s::text[], "
         "%s::text[], %s::jsonb[], %s::text[], %s::text[]) AS u(doc_id, title, source, "
-        "metadata, content_hash, ingested_at) ON CONFLICT (collection_id, doc_id) DO UPDATE "
-        "SET title = excluded.title, source = excluded.source, metadata = excluded.metadata, "
-        "content_hash = excluded.content_hash, version = d.version + 1, "
-        "ingested_at = excluded.ingested_at")
+        "metadata, content_hash, ingested_at)" + _DOC_CONFLICT)
     """Many documents in one statement (the bulk path), with :attr:`_UPSERT_DOC`'s effect."""
 
     def _doc_row(self, cid: int, record: DocumentRecord) -> tuple[Any, ...]:
@@ -349,7 +347,8 @@ class PostgresStore:
         copy = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
             t, sql.SQL(", ").join(map(sql.Identifier, Q.WRITE_COLUMNS)))
         docs = [self._doc_row(coll.cid, r) for r, _, _ in checked]
-        pending = [(c, v) for _, chunks, vectors in checked for c, v in zip(chunks, vectors)]
+        all_chunks = [c for _, chunks, _ in checked for c in chunks]
+        all_vectors = [v for _, _, vectors in checked for v in vectors]
         with self._conn() as conn:
             with conn.cursor() as cur:
                 cur.execute(self._UPSERT_DOCS, [coll.cid] + [list(column) for column in
@@ -360,14 +359,14 @@ class PostgresStore:
                     out.set_types(Q.COPY_TYPES)
                     # Analysing a slice while the server still loads the previous one
                     # overlaps the two.
-                    for start in range(0, len(pending), _COPY_SLICE):
-                        part = pending[start:start + _COPY_SLICE]
-                        for row in self._chunk_rows(coll.cid, [c for c, _ in part],
-                                                    np.stack([v for _, v in part])):
+                    for start in range(0, len(all_chunks), _COPY_SLICE):
+                        end = start + _COPY_SLICE
+                        for row in self._chunk_rows(coll.cid, all_chunks[start:end],
+                                                    all_vectors[start:end]):
                             out.write_row(row)
                 cur.execute("UPDATE collections SET data_version = data_version + 1 "
                             "WHERE id = %s", (coll.cid,))
-        return len(pending)
+        return len(all_chunks)
 
     def delete_document(self, collection: str, doc_id: str) -> bool:
         cid = self._coll(collection).cid

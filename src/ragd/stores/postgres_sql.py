@@ -20,7 +20,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from ..errors import StoreError, UsageError
-from ..types import Filters
+from ..types import Filters, search_text
 from .pg_tsvector import TsVector, TsVectorDumper, tsvectors
 
 SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -222,8 +222,7 @@ def reanalyse(conn: psycopg.Connection, batch: int = 2048) -> None:
             rows.execute(sql.SQL("SELECT doc_id, chunk_index, context, text FROM {} "
                                  "ORDER BY doc_id, chunk_index").format(table))
             while chunk_rows := rows.fetchmany(batch):
-                values = tsvectors([f"{ctx}\n\n{text}" if ctx else text
-                                    for _, _, ctx, text in chunk_rows])
+                values = tsvectors([search_text(ctx, text) for _, _, ctx, text in chunk_rows])
                 with conn.cursor().copy("COPY ragd_reanalysed FROM STDIN (FORMAT BINARY)") as out:
                     out.set_types(["text", "int4", "tsvector"])
                     for (doc_id, index, _, _), tsv in zip(chunk_rows, values):

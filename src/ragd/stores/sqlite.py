@@ -24,7 +24,7 @@ import numpy as np
 from ..analysis import pack_terms, query_analyze, term_hash
 from ..errors import EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError
 from ..ids import canonical_json
-from ..types import Chunk, Filters
+from ..types import Chunk, Filters, search_text
 from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk
 from .lexical_index import DEFAULT_B, DEFAULT_K1, LexicalDelta, LexicalIndex
 from .vector_cache import Delta, VectorCache
@@ -158,7 +158,7 @@ class SQLiteStore:
         rows = self._conn.execute("SELECT id, context, text FROM chunks").fetchall()
         self._conn.executemany(
             "UPDATE chunks SET terms = ? WHERE id = ?",
-            [(pack_terms(f"{ctx}\n\n{text}" if ctx else text), rowid)
+            [(pack_terms(search_text(ctx, text)), rowid)
              for rowid, ctx, text in rows])
 
     # -- collections -----------------------------------------------------------------
