@@ -77,6 +77,8 @@ from ..errors import EmbedModelMismatchError, StoreError, UnknownCollectionError
 from ..types import Chunk, Filters
 from . import postgres_sql as Q
 from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, rank_hits
+from . import pg_copy
+from .pg_copy import check_chunks
 from .pg_tsvector import TsVector, TsVectorDumper, TsVectorTooLarge, tsquery, tsvectors
 from .postgres_sql import (SCHEMA_VERSION, PgOptions, ServerInfo, message as _message,
                            migrate, parse_store_url, version_tuple as _version_tuple)
@@ -268,22 +270,26 @@ class PostgresStore:
             raise UsageError(f"document {record.doc_id!r}: duplicate chunk_index")
         if not np.isfinite(vectors).all():
             raise UsageError(f"document {record.doc_id!r}: embeddings contain NaN or infinity")
-        texts = [record.doc_id, record.title, record.source]
-        texts += [s for c in chunks for s in (c.text, c.context, c.chunk_id)]
-        if any("\x00" in s for s in texts):
-            raise UsageError(f"document {record.doc_id!r}: text contains a NUL character, "
-                             "which PostgreSQL cannot store")
+        if any("\x00" in s for s in (record.doc_id, record.title, record.source)):
+            raise UsageError(f"document {record.doc_id!r}: its id, title or source contains "
+                             "a NUL character, which PostgreSQL cannot store")
+        check_chunks(chunks)
         return vectors
 
     @staticmethod
-    def _chunk_rows(cid: int, chunks: Sequence[Chunk], vectors: Sequence[np.ndarray]
-                    ) -> list[tuple[Any, ...]]:
-        """The rows of ``chunks`` in :data:`~postgres_sql.WRITE_COLUMNS` order."""
+    def _lexical(chunks: Sequence[Chunk]) -> list[TsVector]:
+        """Each chunk's binary tsvector."""
         try:
-            lexical = tsvectors([c.search_text for c in chunks])
+            return tsvectors([c.search_text for c in chunks])
         except TsVectorTooLarge as exc:
             bad = chunks[exc.index]
             raise UsageError(f"document {bad.doc_id!r}, chunk {bad.chunk_index}: {exc}") from None
+
+    @classmethod
+    def _chunk_rows(cls, cid: int, chunks: Sequence[Chunk], vectors: Sequence[np.ndarray]
+                    ) -> list[tuple[Any, ...]]:
+        """The rows of ``chunks`` in :data:`~postgres_sql.WRITE_COLUMNS` order."""
+        lexical = cls._lexical(chunks)
         return [(cid, c.doc_id, c.chunk_index, c.chunk_id, c.section_id, c.parent_id, c.kind,
                  c.context, c.text, list(c.tags), Jsonb(dict(c.metadata)) if c.metadata
                  else _EMPTY_JSON, c.tokens, c.start_offset, c.end_offset, c.page, v, tsv)
@@ -348,7 +354,7 @@ class PostgresStore:
             t, sql.SQL(", ").join(map(sql.Identifier, Q.WRITE_COLUMNS)))
         docs = [self._doc_row(coll.cid, r) for r, _, _ in checked]
         all_chunks = [c for _, chunks, _ in checked for c in chunks]
-        all_vectors = [v for _, _, vectors in checked for v in vectors]
+        all_vectors = np.concatenate([vectors for _, _, vectors in checked])
         with self._conn() as conn:
             with conn.cursor() as cur:
                 cur.execute(self._UPSERT_DOCS, [coll.cid] + [list(column) for column in
@@ -356,14 +362,15 @@ class PostgresStore:
                 cur.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND "
                                     "doc_id = ANY(%s::text[])").format(t), (coll.cid, ids))
                 with cur.copy(copy) as out:
-                    out.set_types(Q.COPY_TYPES)
-                    # Analysing a slice while the server still loads the previous one
-                    # overlaps the two.
+                    # Each slice is sent as soon as it is encoded, so the server loads
+                    # one while the next is analysed.
+                    out.write(pg_copy.SIGNATURE)
                     for start in range(0, len(all_chunks), _COPY_SLICE):
-                        end = start + _COPY_SLICE
-                        for row in self._chunk_rows(coll.cid, all_chunks[start:end],
-                                                    all_vectors[start:end]):
-                            out.write_row(row)
+                        part = slice(start, start + _COPY_SLICE)
+                        out.write(pg_copy.chunk_rows(coll.cid, all_chunks[part],
+                                                     all_vectors[part],
+                                                     self._lexical(all_chunks[part])))
+                    out.write(pg_copy.TRAILER)
                 cur.execute("UPDATE collections SET data_version = data_version + 1 "
                             "WHERE id = %s", (coll.cid,))
         return len(all_chunks)

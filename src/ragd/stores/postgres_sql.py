@@ -33,9 +33,7 @@ CHUNK_COLUMNS = ("doc_id", "chunk_index", "chunk_id", "section_id", "parent_id",
                  "context", "text", "tags", "metadata", "tokens", "start_offset",
                  "end_offset", "page")
 WRITE_COLUMNS = ("collection_id",) + CHUNK_COLUMNS + ("embedding", "tsv")
-"""The columns a write fills, in the order of :data:`COPY_TYPES`."""
-COPY_TYPES = ["int4", "text", "int4", "text", "text", "text", "text", "text", "text",
-              "text[]", "jsonb", "int4", "int4", "int4", "int4", "vector", "tsvector"]
+"""The columns a write fills (``pg_copy`` encodes them in this order)."""
 
 
 def migrations() -> list[tuple[int, str, str]]:

@@ -1,0 +1,116 @@
+"""Binary COPY rows for the chunk tables: their layout, the checks that name a bad field, and
+that a real server stores every field exactly as the row-by-row path does."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from ragd.errors import UsageError
+from ragd.stores import DocumentRecord
+from ragd.types import Chunk
+
+psycopg = pytest.importorskip("psycopg")
+from ragd.stores import pg_copy  # noqa: E402
+from ragd.stores.pg_tsvector import tsvectors  # noqa: E402
+from ragd.stores.postgres import PostgresStore  # noqa: E402
+from ragd.stores.postgres_sql import WRITE_COLUMNS  # noqa: E402
+
+
+def fields(data: bytes) -> list[list[bytes | None]]:
+    """COPY rows as lists of raw field values (None for NULL)."""
+    rows, offset = [], 0
+    while offset < len(data):
+        (count,), offset = struct.unpack_from(">h", data, offset), offset + 2
+        row = []
+        for _ in range(count):
+            (size,), offset = struct.unpack_from(">i", data, offset), offset + 4
+            row.append(None if size == -1 else data[offset:offset + size])
+            offset += max(size, 0)
+        rows.append(row)
+    assert offset == len(data)
+    return rows
+
+
+FULL = Chunk(doc_id="d-ü", chunk_index=7, text="Export of «items» — 5 %", chunk_id="d-ü#7",
+             context="Part 744 > § 744.21", tags=("ear", "Ωmega"),
+             metadata={"n": 1, "nested": {"list": [1, "two", None]}, "q": "it's"},
+             tokens=12, start_offset=3, end_offset=40, section_id="744.21",
+             parent_id="744", kind="section", page=2)
+BARE = Chunk(doc_id="d-ü", chunk_index=8, text="second")
+
+
+def test_rows_have_the_binary_copy_layout():
+    vectors = np.array([[0.5, -1.25, 3.0], [1.0, 0.0, -0.0]], dtype=np.float32)
+    lexical = tsvectors([FULL.search_text, BARE.search_text])
+    rows = fields(pg_copy.chunk_rows(42, [FULL, BARE], vectors, lexical))
+    assert [len(r) for r in rows] == [len(WRITE_COLUMNS)] * 2 == [pg_copy.FIELDS] * 2
+    full, bare = (dict(zip(WRITE_COLUMNS, r)) for r in rows)
+    assert struct.unpack(">i", full["collection_id"]) == (42,)
+    assert full["doc_id"] == "d-ü".encode() and full["text"] == FULL.text.encode()
+    assert struct.unpack(">i", full["chunk_index"]) == (7,)
+    assert struct.unpack(">i", full["page"]) == (2,)
+    assert bare["section_id"] is bare["parent_id"] is bare["page"] is bare["start_offset"] is None
+    assert bare["tags"] == struct.pack(">iii", 0, 0, 25)            # an empty text[]
+    assert bare["metadata"] == b"\x01{}"                             # jsonb version 1
+    assert full["metadata"][:1] == b"\x01"
+    ndim, _, oid, size, lower = struct.unpack_from(">iiiii", full["tags"])
+    assert (ndim, oid, size, lower) == (1, 25, 2, 1)
+    dims, unused = struct.unpack_from(">HH", full["embedding"])
+    assert (dims, unused) == (3, 0)
+    assert np.array_equal(np.frombuffer(full["embedding"][4:], ">f4"), vectors[0])
+    assert full["tsv"] == lexical[0]
+    with pytest.raises(ValueError):
+        pg_copy.chunk_rows(1, [FULL], vectors, lexical)
+
+
+@pytest.mark.parametrize("change, field", [
+    (dict(section_id="a\x00b"), "section_id"),
+    (dict(tags=("fine", "bad\x00")), "tags"),
+    (dict(context="\x00"), "context"),
+    (dict(kind=3), "kind"),
+    (dict(page=2 ** 31), "page"),
+    (dict(tokens=-2 ** 31 - 1), "tokens"),
+    (dict(start_offset=True), "start_offset"),
+    (dict(end_offset="12"), "end_offset"),
+    (dict(chunk_index=-1), "chunk_index"),
+    (dict(metadata={"when": {1, 2}}), "metadata"),
+    (dict(metadata={"x": float("nan")}), "metadata"),
+    (dict(metadata={"x": ["nul\x00"]}), "metadata"),
+])
+def test_a_field_postgres_cannot_hold_is_named(change, field):
+    bad = Chunk(**{**FULL.__dict__, **change})
+    for check in (pg_copy.check_chunk, lambda c: pg_copy.check_chunks([BARE, c])):
+        with pytest.raises(UsageError) as exc:
+            check(bad)
+        assert field in str(exc.value) and "'d-ü'" in str(exc.value)
+    pg_copy.check_chunks([FULL, BARE, Chunk(**{**FULL.__dict__, "page": np.int64(3)})])
+
+
+def test_the_server_stores_every_field_as_the_row_by_row_path_does(pg_location):
+    store = PostgresStore(pg_location)
+    try:
+        chunks = [FULL, BARE]
+        vectors = np.array([[0.6, 0.8, 0.0], [0.0, 0.0, 1.0]], dtype=np.float32)
+        record = DocumentRecord("d-ü", "h", title="T")
+        for name in ("bulk", "rows"):
+            store.create_collection(name, "m", 3, {})
+        assert store.upsert_documents("bulk", [(record, chunks, vectors)]) == 2
+        store.upsert_document("rows", record, chunks, vectors)
+        for name in ("bulk", "rows"):
+            stored = list(store.iter_chunks(name))
+            assert [c for c, _ in stored] == chunks
+            assert np.array_equal(np.stack([v for _, v in stored]), vectors)
+        cids = [store._coll(name).cid for name in ("bulk", "rows")]
+        with store._conn() as conn:
+            columns = ", ".join(c for c in WRITE_COLUMNS if c != "collection_id")
+            differ = conn.execute(
+                f"(SELECT {columns} FROM chunks_{cids[0]} EXCEPT SELECT {columns} FROM "
+                f"chunks_{cids[1]}) UNION ALL (SELECT {columns} FROM chunks_{cids[1]} EXCEPT "
+                f"SELECT {columns} FROM chunks_{cids[0]})").fetchall()
+        assert differ == []
+        assert [h.key for h in store.lexical_search("bulk", ["items"], 5)] == [("d-ü", 7)]
+    finally:
+        store.close()
