@@ -36,7 +36,7 @@ def fields(data: bytes) -> list[list[bytes | None]]:
 
 FULL = Chunk(doc_id="d-ü", chunk_index=7, text="Export of «items» — 5 %", chunk_id="d-ü#7",
              context="Part 744 > § 744.21", tags=("ear", "Ωmega"),
-             metadata={"n": 1, "nested": {"list": [1, "two", None]}, "q": "it's"},
+             metadata={"n": 1, "nested": {"list": [1, "two", None]}, "q": "it's 😀"},
              tokens=12, start_offset=3, end_offset=40, section_id="744.21",
              parent_id="744", kind="section", page=2)
 BARE = Chunk(doc_id="d-ü", chunk_index=8, text="second")
@@ -79,6 +79,8 @@ def test_rows_have_the_binary_copy_layout():
     (dict(metadata={"when": {1, 2}}), "metadata"),
     (dict(metadata={"x": float("nan")}), "metadata"),
     (dict(metadata={"x": ["nul\x00"]}), "metadata"),
+    (dict(text="half a pair \ud83d"), "text"),
+    (dict(metadata={"k": ["\udc00"]}), "metadata"),
 ])
 def test_a_field_postgres_cannot_hold_is_named(change, field):
     bad = Chunk(**{**FULL.__dict__, **change})
@@ -89,17 +91,34 @@ def test_a_field_postgres_cannot_hold_is_named(change, field):
     pg_copy.check_chunks([FULL, BARE, Chunk(**{**FULL.__dict__, "page": np.int64(3)})])
 
 
+@pytest.mark.parametrize("change, field", [
+    (dict(title="a\x00b"), "title"),
+    (dict(source="\udfff"), "source"),
+    (dict(content_hash=None), "content_hash"),
+    (dict(metadata={"when": float("inf")}), "metadata"),
+])
+def test_a_document_field_postgres_cannot_hold_is_named(change, field):
+    with pytest.raises(UsageError) as exc:
+        pg_copy.check_document(DocumentRecord(**{"doc_id": "d1", "content_hash": "h",
+                                                 **change}))
+    assert field in str(exc.value) and "'d1'" in str(exc.value)
+    pg_copy.check_document(DocumentRecord("d1", "h", title="Ωmega 😀", metadata={"a": [1]}))
+
+
 def test_the_server_stores_every_field_as_the_row_by_row_path_does(pg_location):
     store = PostgresStore(pg_location)
     try:
         chunks = [FULL, BARE]
         vectors = np.array([[0.6, 0.8, 0.0], [0.0, 0.0, 1.0]], dtype=np.float32)
-        record = DocumentRecord("d-ü", "h", title="T")
+        record = DocumentRecord("d-ü", "h", title="T «ü» 😀", source="s'; --",
+                                metadata={"k": ["v", 2, {"deep": None}], "t": "😀"},
+                                ingested_at="2026-11-22T00:00:00+00:00")
         for name in ("bulk", "rows"):
             store.create_collection(name, "m", 3, {})
         assert store.upsert_documents("bulk", [(record, chunks, vectors)]) == 2
         store.upsert_document("rows", record, chunks, vectors)
         for name in ("bulk", "rows"):
+            assert store.get_document(name, "d-ü") == record
             stored = list(store.iter_chunks(name))
             assert [c for c, _ in stored] == chunks
             assert np.array_equal(np.stack([v for _, v in stored]), vectors)
@@ -112,5 +131,28 @@ def test_the_server_stores_every_field_as_the_row_by_row_path_does(pg_location):
                 f"SELECT {columns} FROM chunks_{cids[0]})").fetchall()
         assert differ == []
         assert [h.key for h in store.lexical_search("bulk", ["items"], 5)] == [("d-ü", 7)]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("bulk", [True, False])
+def test_a_bad_chunk_is_named_and_nothing_is_stored(pg_location, bulk):
+    store = PostgresStore(pg_location)
+    try:
+        store.create_collection("c", "m", 3, {})
+        good = (DocumentRecord("ok", "h"), [Chunk("ok", 0, "kept")], np.eye(3)[:1])
+        store.upsert_documents("c", [good])
+        bad_chunks = [Chunk("bad", i, "text", metadata={"i": i} if i < 600 else {"x": {1}})
+                      for i in range(601)]
+        bad = (DocumentRecord("bad", "h"), bad_chunks, np.ones((601, 3)))
+        with pytest.raises(UsageError) as exc:
+            if bulk:
+                store.upsert_documents("c", [(DocumentRecord("ok", "h2"), [], np.eye(3)[:0]),
+                                             bad])
+            else:
+                store.upsert_document("c", *bad)
+        assert "'bad', chunk 600: metadata" in str(exc.value)
+        assert [c.text for c, _ in store.iter_chunks("c")] == ["kept"]
+        assert [d.content_hash for d in store.list_documents("c")] == ["h"]
     finally:
         store.close()

@@ -44,7 +44,10 @@ def reference(text: str) -> dict[str, list[int]]:
 
 TEXTS = ["", "the and of", "Export licences for controlled items; items again.",
          "Café ΣΑΣ naïve 𝐀𝐁𝐂 日本語 z a Z á", "word " * 300 + "tail",
-         "the " * 16390 + "late late", "x" * 3000 + " short", "ab b c abc aa"]
+         "the " * 16390 + "late late", "x" * 3000 + " short", "ab b c abc aa",
+         # terms sharing their first 16 bytes (or 17, or all of the shorter one)
+         "12345678901234567b 12345678901234567 12345678901234567a 1234567890123456c "
+         "1234567890123456 日本語日本語日1 日本語日本語日 日本語日本語日0"]
 
 
 def test_tsvectors_hold_the_terms_in_postgres_order_with_limits():
@@ -57,6 +60,9 @@ def test_tsvectors_hold_the_terms_in_postgres_order_with_limits():
     assert got[5] == {"late": [16383]}         # positions past 16383 count as 16383
     assert "x" * 3000 not in got[6]            # a lexeme over 2047 bytes is left out
     assert list(got[7]) == ["aa", "ab", "abc", "b", "c"]  # byte order, as PostgreSQL keeps
+    assert list(got[8]) == ["1234567890123456", "12345678901234567", "12345678901234567a",
+                            "12345678901234567b", "1234567890123456c", "日本語日本語日",
+                            "日本語日本語日0", "日本語日本語日1"]
 
 
 def test_a_chunk_with_over_a_megabyte_of_distinct_terms_is_refused():
@@ -85,3 +91,15 @@ def test_the_server_reads_them_as_sent(pg_dsn):
                                (tsvectors(TEXTS[2:3])[0], tsquery(["item"]),
                                 tsvectors(TEXTS[2:3])[0], tsquery(["missing"]))).fetchone()
         assert matches == (True, False)
+
+
+def test_a_new_word_table_starts_over_the_cached_lexemes(monkeypatch):
+    """tsvectors caches the UTF-8 bytes of the analyser's terms by term id; a new word table
+    (after a reset, or the collision fallback's own vocabulary) renumbers the terms."""
+    from ragd import analysis
+
+    before = tsvectors(TEXTS)
+    monkeypatch.setattr(analysis, "_WORDS", analysis._Words())
+    assert tsvectors(TEXTS[::-1]) == before[::-1]
+    monkeypatch.setattr(analysis, "_WORDS", analysis._Words(limit=5))  # resets every batch
+    assert tsvectors(TEXTS[2:4]) == before[2:4] and tsvectors(TEXTS[7:]) == before[7:]

@@ -263,6 +263,44 @@ def test_bulk_upsert_is_all_or_nothing_and_replaces(pg_location):
         store.close()
 
 
+def test_bulk_writes_from_many_threads_each_land_whole(pg_location):
+    """Bulk writes load in several COPYs fed by the store's encoder threads; concurrent
+    calls share them, and each call's documents land whole, with their own vectors."""
+    store = PostgresStore(with_store_options(pg_location, pool_max=6))
+    errors: list[BaseException] = []
+    try:
+        store.create_collection("c", "m", 3, {})
+
+        def writer(w: int) -> None:
+            try:
+                for round_ in range(3):
+                    items = [(DocumentRecord(f"w{w}-d{d}", f"h{round_}"),
+                              [chunk(f"w{w}-d{d}", f"writer {w} round {round_} part {i}", i)
+                               for i in range(40)],
+                              np.tile(unit(1 + w, d, round_), (40, 1)))
+                             for d in range(5)]
+                    assert store.upsert_documents("c", items) == 200
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        stored = list(store.iter_chunks("c"))
+        assert len(stored) == 4 * 5 * 40
+        for c, v in stored:
+            w, d = (int(x[1:]) for x in c.doc_id.split("-"))
+            assert c.text.startswith(f"writer {w} round 2 part ")
+            assert np.allclose(v, unit(1 + w, d, 2))
+        assert {d.version for d in store.list_documents("c")} == {3}
+    finally:
+        store.close()
+    assert store._encoders is None  # closing the store stops its encoder threads
+
+
 @pytest.mark.parametrize("bad, message", [
     (dict(text="nul\x00byte"), "NUL"),
     (dict(vector=np.array([[np.nan, 0, 1]], np.float32)), "NaN"),
@@ -424,9 +462,11 @@ CREATE INDEX chunks_{cid}_tsv ON chunks_{cid} USING gin (tsv);
 """
 
 
-def test_migration_3_recomputes_every_stored_tsvector_with_ragd_terms(pg_location, pg_dsn):
+def test_migrations_from_version_2_reanalyse_every_chunk_and_keep_rows_inline(pg_location,
+                                                                             pg_dsn):
     """A version-2 store (server-generated tsvectors, with PostgreSQL's stems and stop words)
-    opens at version 3 with every chunk re-analysed: it matches what the SQLite store would."""
+    opens at version 3 with every chunk re-analysed: it matches what the SQLite store would;
+    version 4 then keeps its rows inline."""
     from ragd.analysis import analyze
     from ragd.stores.pg_tsvector import TsVector, TsVectorDumper, tsvectors
     from ragd.stores.postgres_sql import migrations
@@ -482,5 +522,13 @@ def test_migration_3_recomputes_every_stored_tsvector_with_ragd_terms(pg_locatio
         assert [h.key for h in store.lexical_search("c", ["the"], 5)] == []  # a stop word
         assert [h.key for h in store.lexical_search("c", ["736"], 5)] == [("d1", 1)]
         assert [h.key for h in store.lexical_search("c", ["resume"], 5)] == [("d2", 0)]
+        # version 4: rows stay inline up to a page, in old tables and new ones alike
+        store.create_collection("new", "m", 3, {})
+        with psycopg.connect(pg_dsn) as conn:
+            options = conn.execute(
+                "SELECT relname, reloptions FROM pg_class WHERE relnamespace = "
+                "%s::regnamespace AND relname ~ '^chunks_[0-9]+$' ORDER BY oid",
+                (schema,)).fetchall()
+        assert [o for _, o in options] == [["toast_tuple_target=8160"]] * 2
     finally:
         store.close()

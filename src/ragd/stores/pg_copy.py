@@ -1,4 +1,5 @@
-"""Binary ``COPY`` data for the Postgres chunk tables, encoded a batch at a time.
+"""The rows of a Postgres bulk write, encoded by ragd: chunks as binary ``COPY`` data,
+documents as one JSON array; and the checks that name what a row cannot hold.
 
 The bulk path streams chunks with ``COPY … FROM STDIN (FORMAT BINARY)``. Going through
 psycopg's per-value adapters cost about 50 µs per chunk (pgvector's and ``Jsonb``'s dumpers
@@ -15,12 +16,13 @@ from __future__ import annotations
 
 import json
 import struct
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ..errors import UsageError
 from ..types import Chunk
+from .base import DocumentRecord
 
 SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
 TRAILER = b"\xff\xff"
@@ -33,6 +35,7 @@ _NULL = _LEN.pack(-1)
 _EMPTY_TAGS = _LEN.pack(12) + struct.pack(">iii", 0, 0, TEXT_OID)
 _EMPTY_JSON = _LEN.pack(3) + b"\x01{}"   # jsonb: format version 1, then the JSON text
 _INT4_RANGE = range(-(1 << 31), 1 << 31)
+_JSON = json.JSONEncoder(allow_nan=False)  # json.dumps builds an encoder per call for options
 
 
 def _text(value: str) -> bytes:
@@ -66,8 +69,8 @@ _INTS = ("chunk_index", "tokens", "start_offset", "end_offset", "page")
 
 def check_chunk(chunk: Chunk) -> None:
     """Refuse, naming the document, chunk and field, what a chunk row cannot hold: NUL
-    characters (PostgreSQL text cannot), non-strings, integers beyond 32 bits, a negative
-    chunk_index, metadata that is not JSON."""
+    characters and lone surrogates (PostgreSQL text cannot), non-strings, integers beyond
+    32 bits, a negative chunk_index, metadata that is not JSON."""
     for name in _STRINGS + ("tags",):
         values = chunk.tags if name == "tags" else (getattr(chunk, name),)
         for value in values:
@@ -79,6 +82,9 @@ def check_chunk(chunk: Chunk) -> None:
             if "\x00" in value:
                 raise UsageError(f"{_where(chunk)}: {name} contains a NUL character, which "
                                  "PostgreSQL cannot store")
+            if not _is_unicode(value):
+                raise UsageError(f"{_where(chunk)}: {name} contains a lone surrogate, which "
+                                 "is not Unicode text PostgreSQL can store")
     for name in _INTS:
         value = getattr(chunk, name)
         if value is None and name in _OPTIONAL:
@@ -94,35 +100,86 @@ def check_chunk(chunk: Chunk) -> None:
 
 
 def _metadata_json(chunk: Chunk) -> bytes:
-    """The chunk's metadata as JSON text, or a UsageError naming it."""
+    return metadata_json(_where(chunk), chunk.metadata)
+
+
+def metadata_json(where: str, metadata: Mapping[str, Any]) -> bytes:
+    """``metadata`` as JSON text, or a UsageError that starts with ``where``."""
     try:
-        text = json.dumps(dict(chunk.metadata), allow_nan=False)
+        text = _JSON.encode(dict(metadata))
     except (TypeError, ValueError) as exc:
-        raise UsageError(f"{_where(chunk)}: metadata is not JSON: {exc}") from None
+        raise UsageError(f"{where}: metadata is not JSON: {exc}") from None
     if "\\u0000" in text:
-        raise UsageError(f"{_where(chunk)}: metadata contains a NUL character, which "
-                         "PostgreSQL cannot store")
-    return text.encode("utf-8")
+        raise UsageError(f"{where}: metadata contains a NUL character, which PostgreSQL "
+                         "cannot store")
+    if "\\ud" in text and not _is_unicode(metadata):
+        raise UsageError(f"{where}: metadata contains a lone surrogate, which is not Unicode "
+                         "text PostgreSQL can store")
+    return text.encode("ascii")
 
 
-def check_chunks(chunks: Sequence[Chunk]) -> None:
+def _is_unicode(value: Any) -> bool:
+    """Whether every string in a JSON value encodes as UTF-8 (no lone surrogates)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, Mapping):
+        return all(_is_unicode(k) and _is_unicode(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return all(map(_is_unicode, value))
+    return True
+
+
+def check_document(record: DocumentRecord) -> None:
+    """Refuse what a document row cannot hold, naming the document and field."""
+    where = f"document {record.doc_id!r}"
+    for name in ("doc_id", "title", "source", "content_hash", "ingested_at"):
+        value = getattr(record, name)
+        if not isinstance(value, str):
+            raise UsageError(f"{where}: {name} must be a string, got {type(value).__name__}")
+        if "\x00" in value:
+            raise UsageError(f"{where}: {name} contains a NUL character, which PostgreSQL "
+                             "cannot store")
+        if not _is_unicode(value):
+            raise UsageError(f"{where}: {name} contains a lone surrogate, which is not "
+                             "Unicode text PostgreSQL can store")
+    if record.metadata:
+        metadata_json(where, record.metadata)
+
+
+def documents_json(records: Sequence[DocumentRecord], now: str) -> str:
+    """The document rows of a bulk write as one JSON array, for ``jsonb_to_recordset``:
+    one parameter instead of an array per column, which psycopg dumps value by value.
+    ``now`` stands in for an empty ``ingested_at``. The records have passed
+    :func:`check_document`."""
+    return _JSON.encode([{"doc_id": r.doc_id, "title": r.title, "source": r.source,
+                          "metadata": dict(r.metadata), "content_hash": r.content_hash,
+                          "ingested_at": r.ingested_at or now} for r in records])
+
+
+def check_chunks(chunks: Sequence[Chunk], metadata: bool = True) -> None:
     """:func:`check_chunk` for many chunks: one scan of all their text and integers, and
-    the chunk-by-chunk checks only to name what failed."""
+    the chunk-by-chunk checks only to name what failed. ``metadata=False`` leaves the
+    metadata to :func:`chunk_rows`, which encodes it with the same checks."""
     try:
         strings = "".join([s for c in chunks for s in (
             c.doc_id, c.chunk_id, c.section_id or "", c.parent_id or "", c.kind, c.context,
             c.text, *c.tags)])
         ints = [v for c in chunks for v in (c.chunk_index, c.tokens, c.start_offset,
                                             c.end_offset, c.page) if v is not None]
-        fine = ("\x00" not in strings and all(type(v) is int for v in ints)
+        fine = ("\x00" not in strings and (strings.isascii() or _is_unicode(strings))
+                and set(map(type, ints)) <= {int}
                 and (not ints or (min(ints) in _INT4_RANGE and max(ints) in _INT4_RANGE))
-                and all(c.chunk_index >= 0 for c in chunks))
-    except TypeError:
+                and min(c.chunk_index for c in chunks) >= 0)
+    except (TypeError, ValueError):
         fine = False
     for c in chunks:
         if not fine:
             check_chunk(c)
-        elif c.metadata:
+        elif metadata and c.metadata:
             _metadata_json(c)
 
 

@@ -16,8 +16,8 @@ lexemes exceed 1 MB together is refused.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Sequence
+import threading
+from typing import Callable, Sequence
 
 import numpy as np
 from psycopg.adapt import Dumper
@@ -58,25 +58,95 @@ class TsVectorDumper(Dumper):
 _EMPTY = TsVector(b"\0\0\0\0")
 
 
-@lru_cache(maxsize=200_000)
-def _lexeme(term: str) -> bytes:
-    return term.encode("utf-8")
+class _Lexemes:
+    """The UTF-8 bytes of a vocabulary's terms (``TermBatch.vocab``: append-only, shared
+    by the batches of one word table), each followed by a NUL, in one buffer; extended as
+    batches use new terms, so a batch's lexemes are gathered, not encoded one by one."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self._reset(None)
+
+    def _reset(self, vocab: Sequence[str] | None) -> None:
+        self.vocab = vocab
+        self.buf = np.zeros(0, dtype=np.uint8)
+        self.used = 0
+        self.start = np.zeros(0, dtype=np.int64)
+        self.length = np.zeros(0, dtype=np.int64)
+        self.key = np.zeros((0, 2), dtype=np.uint64)
+
+    def get(self, vocab: Sequence[str], upto: int
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(buffer, start, length, key) covering at least ``vocab[:upto]``; ``key`` holds
+        each term's first 16 bytes as two big-endian integers (zero-padded)."""
+        with self.lock:
+            if vocab is not self.vocab:
+                self._reset(vocab)
+            have = self.start.size
+            if upto > have:
+                new = [t.encode("utf-8") for t in vocab[have:upto]]
+                length = np.fromiter(map(len, new), dtype=np.int64, count=len(new))
+                data = np.frombuffer(b"\0".join(new) + b"\0", dtype=np.uint8)
+                if self.used + data.size > self.buf.size:
+                    grown = np.zeros(max(2 * self.buf.size, self.used + data.size, 1 << 16),
+                                     dtype=np.uint8)
+                    grown[:self.used] = self.buf[:self.used]
+                    self.buf = grown
+                self.buf[self.used:self.used + data.size] = data
+                starts = self.used + np.concatenate(([0], np.cumsum(length + 1)[:-1]))
+                self.start = np.concatenate((self.start, starts))
+                self.length = np.concatenate((self.length, length))
+                self.key = np.concatenate((self.key, _prefix_keys(self.buf, starts, length)))
+                self.used += data.size
+            return self.buf, self.start, self.length, self.key
+
+
+_LEXEMES = _Lexemes()
+
+
+def _prefix_keys(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    column = np.arange(16)
+    padded = np.where(column < length[:, None],
+                      buf[np.minimum(start[:, None] + column, buf.size - 1)], 0)
+    return padded.astype(np.uint8).view(">u8").astype(np.uint64)
+
+
+def _byte_order(key: np.ndarray, term: Callable[[int], str]) -> np.ndarray:
+    """The order of terms by their UTF-8 bytes (PostgreSQL's lexeme order: memcmp, a
+    prefix first): by their 16-byte prefix keys, then, for the rare terms sharing a
+    prefix, by their whole bytes (``term(i)`` is the term of ``key[i]``)."""
+    order = np.lexsort((key[:, 1], key[:, 0]))
+    sorted_key = key[order]
+    tie = np.flatnonzero((sorted_key[1:] == sorted_key[:-1]).all(axis=1))
+    if tie.size:
+        starts = tie[np.concatenate(([True], np.diff(tie) > 1))]
+        for a in starts.tolist():
+            b = a + 1
+            while b < order.size and (sorted_key[b] == sorted_key[a]).all():
+                b += 1
+            run = order[a:b].tolist()
+            order[a:b] = sorted(run, key=lambda i: term(i).encode("utf-8"))
+    return order
 
 
 def tsvectors(texts: Sequence[str]) -> list[TsVector]:
     """The binary ``tsvector`` of each text: its ragd terms at their word positions."""
     n = len(texts)
     batch = analyze_batch(texts)
+    if batch.term.size == 0:
+        return [_EMPTY] * n
     used, term = np.unique(batch.term, return_inverse=True)  # the batch's own term numbers
     term = term.reshape(-1)
-    lexemes = [_lexeme(batch.vocab[t]) for t in used.tolist()]
-    length = np.fromiter(map(len, lexemes), dtype=np.int64, count=len(lexemes))
+    buf, starts, lengths, keys = _LEXEMES.get(batch.vocab, int(used[-1]) + 1)
+    lex_start, length = starts[used], lengths[used]
     entry_ok = (length <= MAX_LEXEME_BYTES)[term]
     if not entry_ok.any():
         return [_EMPTY] * n
-    order = sorted(range(len(lexemes)), key=lexemes.__getitem__)  # PostgreSQL's lexeme order
-    rank = np.empty(len(lexemes), dtype=np.int64)
-    rank[order] = np.arange(len(lexemes))
+    rank = np.empty(used.size, dtype=np.int64)
+    fits = np.flatnonzero(length <= MAX_LEXEME_BYTES)
+    fit_terms = used[fits]
+    order = _byte_order(keys[fit_terms], lambda i: batch.vocab[int(fit_terms[i])])
+    rank[fits[order]] = np.arange(fits.size)
     text, term = batch.text[entry_ok], term[entry_ok]
     position = np.minimum(batch.position[entry_ok], MAX_POSITION)
     # one sort key: text, then lexeme order, then position (14 bits)
@@ -96,21 +166,23 @@ def tsvectors(texts: Sequence[str]) -> list[TsVector]:
     g_count = np.diff(np.append(g_entry, text.size))
     _check_size(texts, g_text, length[g_term] + 1)
 
-    # One source buffer (lexemes with their NUL, headers, position counts, positions) and,
-    # in output order, the (start, length) of each piece copied from it.
-    pool = b"".join(lex + b"\0" for lex in lexemes)
-    lex_start = np.concatenate(([0], np.cumsum(length + 1)[:-1]))
+    # One source buffer (the used lexemes with their NUL, headers, position counts,
+    # positions) and, in output order, the (start, length) of each piece copied from it.
+    size = length + 1
+    lex_end = np.cumsum(size)
+    lex_start_here = lex_end - size
+    pool = buf[np.repeat(lex_start - lex_start_here, size) + np.arange(int(lex_end[-1]))]
     lexemes_per_text = np.bincount(g_text, minlength=n)
-    header = lexemes_per_text.astype(">i4").tobytes()
-    counts = g_count.astype(">u2").tobytes()
-    positions = position.astype(">u2").tobytes()
-    base_header = len(pool)
-    base_counts = base_header + len(header)
-    base_positions = base_counts + len(counts)
-    source = np.frombuffer(pool + header + counts + positions, dtype=np.uint8)
+    header = lexemes_per_text.astype(">i4").view(np.uint8)
+    counts = g_count.astype(">u2").view(np.uint8)
+    positions = position.astype(">u2").view(np.uint8)
+    base_header = pool.size
+    base_counts = base_header + header.size
+    base_positions = base_counts + counts.size
+    source = np.concatenate((pool, header, counts, positions))
     n_groups = g_entry.size
     piece_start = np.empty((n_groups, 3), dtype=np.int64)
-    piece_start[:, 0] = lex_start[g_term]
+    piece_start[:, 0] = lex_start_here[g_term]
     piece_start[:, 1] = base_counts + 2 * np.arange(n_groups)
     piece_start[:, 2] = base_positions + 2 * g_entry
     piece_len = np.empty((n_groups, 3), dtype=np.int64)

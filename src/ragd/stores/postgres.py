@@ -61,6 +61,7 @@ A collection's ``config`` may set ``hnsw_m`` / ``hnsw_ef_construction`` too.
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -78,7 +79,7 @@ from ..types import Chunk, Filters
 from . import postgres_sql as Q
 from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, rank_hits
 from . import pg_copy
-from .pg_copy import check_chunks
+from .pg_copy import check_chunks, check_document
 from .pg_tsvector import TsVector, TsVectorDumper, TsVectorTooLarge, tsquery, tsvectors
 from .postgres_sql import (SCHEMA_VERSION, PgOptions, ServerInfo, message as _message,
                            migrate, parse_store_url, version_tuple as _version_tuple)
@@ -88,7 +89,7 @@ __all__ = ["PgOptions", "PostgresStore", "SCHEMA_VERSION", "ServerInfo", "init_s
 
 
 _EMPTY_JSON = Jsonb({})
-_COPY_SLICE = 512  # chunks analysed at a time while a bulk COPY streams the previous ones
+_COPY_SLICE_MIN, _COPY_SLICE_MAX = 64, 512  # chunks per COPY of a bulk write (about 8 per call)
 
 
 def _now() -> str:
@@ -129,6 +130,7 @@ class PostgresStore:
         self._iterative = _version_tuple(self.server.pgvector_version) >= (0, 8, 0)
         self._lock = threading.Lock()
         self._colls: dict[str, _Coll] = {}
+        self._encoders: ThreadPoolExecutor | None = None
         self._pool = ConnectionPool(
             conninfo, min_size=self.options.pool_min,
             max_size=max(self.options.pool_max, self.options.pool_min),
@@ -141,6 +143,14 @@ class PostgresStore:
         register_vector(conn)
         conn.adapters.register_dumper(TsVector, TsVectorDumper)
         conn.commit()
+
+    def _encoder(self) -> ThreadPoolExecutor:
+        """The thread that prepares a bulk write's COPY data while the server loads."""
+        with self._lock:
+            if self._encoders is None:
+                self._encoders = ThreadPoolExecutor(max_workers=2,
+                                                    thread_name_prefix="ragd-pg-encode")
+            return self._encoders
 
     @contextmanager
     def _conn(self) -> Iterator[psycopg.Connection]:
@@ -258,7 +268,8 @@ class PostgresStore:
 
     def _checked(self, coll: _Coll, record: DocumentRecord, chunks: Sequence[Chunk],
                  embeddings: np.ndarray) -> np.ndarray:
-        """The embeddings as float32 rows, after the checks that precede any write."""
+        """The embeddings as float32 rows, after the document's checks that precede any
+        write (the chunks' own are :func:`~pg_copy.check_chunks`)."""
         dims = coll.info.embed_dims
         vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
         if vectors.shape != (len(chunks), dims):
@@ -270,10 +281,7 @@ class PostgresStore:
             raise UsageError(f"document {record.doc_id!r}: duplicate chunk_index")
         if not np.isfinite(vectors).all():
             raise UsageError(f"document {record.doc_id!r}: embeddings contain NaN or infinity")
-        if any("\x00" in s for s in (record.doc_id, record.title, record.source)):
-            raise UsageError(f"document {record.doc_id!r}: its id, title or source contains "
-                             "a NUL character, which PostgreSQL cannot store")
-        check_chunks(chunks)
+        check_document(record)
         return vectors
 
     @staticmethod
@@ -307,9 +315,9 @@ class PostgresStore:
     _UPSERT_DOCS = (
         "INSERT INTO documents AS d (collection_id, doc_id, title, source, metadata, "
         "content_hash, version, ingested_at) SELECT %s, u.doc_id, u.title, u.source, "
-        "u.metadata, u.content_hash, 1, u.ingested_at FROM unnest(%s::text[], %s::text[], "
-        "%s::text[], %s::jsonb[], %s::text[], %s::text[]) AS u(doc_id, title, source, "
-        "metadata, content_hash, ingested_at)" + _DOC_CONFLICT)
+        "u.metadata, u.content_hash, 1, u.ingested_at FROM jsonb_to_recordset(%s::jsonb) "
+        "AS u(doc_id text, title text, source text, metadata jsonb, content_hash text, "
+        "ingested_at text)" + _DOC_CONFLICT)
     """Many documents in one statement (the bulk path), with :attr:`_UPSERT_DOC`'s effect."""
 
     def _doc_row(self, cid: int, record: DocumentRecord) -> tuple[Any, ...]:
@@ -322,6 +330,7 @@ class PostgresStore:
         same document queue), its old chunks deleted, the new ones inserted."""
         coll = self._coll(collection)
         vectors = self._checked(coll, record, chunks, embeddings)
+        check_chunks(chunks)
         t = Q.chunk_table(coll.cid)
         rows = self._chunk_rows(coll.cid, chunks, vectors)
         insert = sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
@@ -349,30 +358,46 @@ class PostgresStore:
         checked = [(r, c, self._checked(coll, r, c, e)) for r, c, e in items]
         if not checked:
             return 0
+        all_chunks = [c for _, chunks, _ in checked for c in chunks]
+        check_chunks(all_chunks, metadata=False)  # chunk_rows checks the metadata it encodes
         t = Q.chunk_table(coll.cid)
         copy = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
             t, sql.SQL(", ").join(map(sql.Identifier, Q.WRITE_COLUMNS)))
-        docs = [self._doc_row(coll.cid, r) for r, _, _ in checked]
-        all_chunks = [c for _, chunks, _ in checked for c in chunks]
+        docs = pg_copy.documents_json([r for r, _, _ in checked], _now())
         all_vectors = np.concatenate([vectors for _, _, vectors in checked])
-        with self._conn() as conn:
-            with conn.cursor() as cur:
-                cur.execute(self._UPSERT_DOCS, [coll.cid] + [list(column) for column in
-                                                             list(zip(*docs))[1:]])
-                cur.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND "
-                                    "doc_id = ANY(%s::text[])").format(t), (coll.cid, ids))
-                with cur.copy(copy) as out:
-                    # Each slice is sent as soon as it is encoded, so the server loads
-                    # one while the next is analysed.
-                    out.write(pg_copy.SIGNATURE)
-                    for start in range(0, len(all_chunks), _COPY_SLICE):
-                        part = slice(start, start + _COPY_SLICE)
-                        out.write(pg_copy.chunk_rows(coll.cid, all_chunks[part],
-                                                     all_vectors[part],
-                                                     self._lexical(all_chunks[part])))
-                    out.write(pg_copy.TRAILER)
-                cur.execute("UPDATE collections SET data_version = data_version + 1 "
-                            "WHERE id = %s", (coll.cid,))
+        step = min(_COPY_SLICE_MAX, max(_COPY_SLICE_MIN, -(-len(all_chunks) // 8)))
+        parts = [slice(a, a + step) for a in range(0, len(all_chunks), step)]
+
+        def encoded(part: slice) -> bytes:
+            chunks = all_chunks[part]
+            return (pg_copy.SIGNATURE + pg_copy.chunk_rows(coll.cid, chunks, all_vectors[part],
+                                                           self._lexical(chunks))
+                    + pg_copy.TRAILER)
+
+        # The encoder thread analyses and encodes slice k+1 while the server loads slice k
+        # (each slice its own COPY: a binary COPY only writes rows in lumps of 1000, so
+        # ending it is what makes the server start).
+        encoder = self._encoder()
+        pending = encoder.submit(encoded, parts[0]) if parts else None
+        try:
+            with self._conn() as conn:
+                with conn.cursor() as cur:
+                    cur.execute(self._UPSERT_DOCS, (coll.cid, docs))
+                    cur.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND "
+                                        "doc_id = ANY(%s::text[])").format(t), (coll.cid, ids))
+                    sent = 0
+                    while pending is not None:
+                        data = pending.result()
+                        sent += 1
+                        pending = encoder.submit(encoded, parts[sent]) \
+                            if sent < len(parts) else None
+                        with cur.copy(copy) as out:
+                            out.write(data)
+                    cur.execute("UPDATE collections SET data_version = data_version + 1 "
+                                "WHERE id = %s", (coll.cid,))
+        finally:
+            if pending is not None:
+                pending.cancel()
         return len(all_chunks)
 
     def delete_document(self, collection: str, doc_id: str) -> bool:
@@ -551,3 +576,6 @@ class PostgresStore:
         self._pool.close()
         with self._lock:
             self._colls.clear()
+            encoders, self._encoders = self._encoders, None
+        if encoders is not None:
+            encoders.shutdown(wait=True, cancel_futures=True)
