@@ -167,40 +167,82 @@ def _word_hash(cp: np.ndarray, starts: np.ndarray, ends: np.ndarray, which: int)
 class _Words:
     """The words the batch analyser has met, by hash, with their term ids (-1: stop word).
 
-    Known words cost one binary search per occurrence; only new words are sliced out and
-    stemmed. Term ids index ``terms``, which only grows; past ``limit`` words the table
-    starts afresh (batches already returned keep their own ``terms``). Thread-safe.
+    An open-addressing hash table (linear probing, at most half full) over the words'
+    first hash finds known words with a few vectorised probes per occurrence; only new
+    words are sliced out and stemmed. Term ids index ``terms``, which only grows; past
+    ``limit`` words the table starts afresh (batches already returned keep their own
+    ``terms``). Thread-safe.
     """
+
+    _EMPTY = -1
 
     def __init__(self, limit: int = 2_000_000) -> None:
         self.limit = limit
         self.lock = threading.Lock()
         self._reset()
 
+    def __len__(self) -> int:
+        return self.size
+
     def _reset(self) -> None:
-        self.h1 = np.zeros(0, dtype=np.uint64)
-        self.h2 = np.zeros(0, dtype=np.uint64)
-        self.term = np.zeros(0, dtype=np.int64)
+        self.size = 0
+        self.h1 = np.zeros(1024, dtype=np.uint64)     # per word, in the order met
+        self.h2 = np.zeros(1024, dtype=np.uint64)
+        self.term = np.zeros(1024, dtype=np.int64)
+        self.slots = np.full(2048, self._EMPTY, dtype=np.int64)  # word number or empty
         self.terms: list[str] = []
         self.term_id: dict[str, int] = {}
+
+    def _home(self, h1: np.ndarray) -> np.ndarray:
+        bits = self.slots.size.bit_length() - 1
+        with np.errstate(over="ignore"):
+            return ((h1 * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)).astype(np.int64)
+
+    def _find(self, h1: np.ndarray) -> np.ndarray:
+        """The word number of each hash, or -1 for a word not in the table."""
+        found = np.full(h1.size, -1, dtype=np.int64)
+        todo = np.arange(h1.size)
+        slot = self._home(h1)
+        mask = self.slots.size - 1
+        while todo.size:
+            word = self.slots[slot]
+            empty = word == self._EMPTY
+            hit = ~empty
+            hit[hit] = self.h1[word[hit]] == h1[todo[hit]]
+            found[todo[hit]] = word[hit]
+            more = ~(empty | hit)
+            todo, slot = todo[more], (slot[more] + 1) & mask
+        return found
+
+    def _place(self, words: np.ndarray) -> None:
+        """Put word numbers into the slot table, probing in rounds."""
+        slot = self._home(self.h1[words])
+        mask = self.slots.size - 1
+        while words.size:
+            free = self.slots[slot] == self._EMPTY
+            free_at = np.flatnonzero(free)
+            _, first = np.unique(slot[free_at], return_index=True)
+            won = free_at[first]                    # one new word per free slot this round
+            self.slots[slot[won]] = words[won]
+            rest = np.ones(words.size, dtype=bool)
+            rest[won] = False
+            words, slot = words[rest], (slot[rest] + 1) & mask
 
     def terms_of(self, joined: str, starts: np.ndarray, ends: np.ndarray, h1: np.ndarray,
                  h2: np.ndarray) -> tuple[np.ndarray, list[str]] | None:
         """(term id of each word occurrence, terms), or None on a hash collision."""
         with self.lock:
-            if self.h1.size + h1.size > self.limit:
+            if self.size + h1.size > self.limit:
                 self._reset()
-            at = np.searchsorted(self.h1, h1)
-            known = self.h1[np.minimum(at, self.h1.size - 1)] == h1 if self.h1.size else \
-                np.zeros(h1.size, dtype=bool)
-            if not known.all():
-                new = np.flatnonzero(~known)
+            word = self._find(h1)
+            new = np.flatnonzero(word < 0)
+            if new.size:
                 if not self._add(joined, starts[new], ends[new], h1[new], h2[new]):
                     return None
-                at = np.searchsorted(self.h1, h1)
-            if not np.array_equal(self.h2[at], h2):
+                word[new] = self._find(h1[new])
+            if not np.array_equal(self.h2[word], h2):
                 return None
-            return self.term[at], self.terms
+            return self.term[word], self.terms
 
     def _add(self, joined: str, starts: np.ndarray, ends: np.ndarray, h1: np.ndarray,
              h2: np.ndarray) -> bool:
@@ -214,10 +256,23 @@ class _Words:
                 self.term_id[term] = len(self.terms)
                 self.terms.append(term)
             ids.append(-1 if term is None else self.term_id[term])
-        at = np.searchsorted(self.h1, distinct)
-        self.h1 = np.insert(self.h1, at, distinct)
-        self.h2 = np.insert(self.h2, at, h2[first])
-        self.term = np.insert(self.term, at, np.array(ids, dtype=np.int64))
+        old, n = self.size, distinct.size
+        if old + n > self.h1.size:
+            grow = max(2 * self.h1.size, old + n)
+            for name in ("h1", "h2", "term"):
+                array = getattr(self, name)
+                bigger = np.zeros(grow, dtype=array.dtype)
+                bigger[:old] = array[:old]
+                setattr(self, name, bigger)
+        self.h1[old:old + n] = distinct
+        self.h2[old:old + n] = h2[first]
+        self.term[old:old + n] = ids
+        self.size = old + n
+        if 2 * self.size > self.slots.size:
+            self.slots = np.full(1 << (2 * self.size).bit_length(), self._EMPTY, dtype=np.int64)
+            self._place(np.arange(self.size))
+        else:
+            self._place(np.arange(old, self.size))
         return True
 
 
