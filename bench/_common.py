@@ -47,6 +47,26 @@ def load_average() -> list[float] | None:
         return None
 
 
+def cpu_times() -> list[int] | None:
+    """The machine's CPU time counters (Linux ``/proc/stat``: user, nice, system, idle,
+    iowait, irq, softirq, steal), or None where there are none."""
+    try:
+        with open("/proc/stat") as f:
+            return [int(x) for x in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+
+
+def steal_share(before: list[int] | None, after: list[int] | None) -> float | None:
+    """Share of the machine's CPU time the hypervisor took between two :func:`cpu_times`
+    readings: on a shared virtual machine, time this run could not use."""
+    if not before or not after or len(before) < 8 or len(after) < 8:
+        return None
+    delta = [b - a for a, b in zip(before, after)]
+    total = sum(delta)
+    return round(delta[7] / total, 3) if total > 0 else None
+
+
 def ragd_source() -> dict[str, Any]:
     """Which ragd was measured: its import path, and the git commit of that checkout
     (with ``dirty`` when its ``src/`` differs from the commit)."""

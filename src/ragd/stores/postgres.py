@@ -34,6 +34,12 @@ tsvector with ``to_tsvector``, which cost most of a bulk load's server time and 
 slightly differently.) Fusion is done in Python by ``ragd.retrieval``, identically for
 both backends.
 
+Writes: ``upsert_document`` is one transaction per document (rows by a pipelined
+``executemany``). ``upsert_documents`` is the bulk path: one transaction per call, the
+documents as one JSON parameter, the chunks as binary COPY data encoded by ``pg_copy`` in
+slices, an encoder thread preparing slice k+1 while the server loads slice k. Chunk
+tables keep rows inline up to a page (``toast_tuple_target = 8160``, schema version 4).
+
 Vector search: ``ORDER BY embedding <=> q`` (score = 1 - cosine distance), ties
 broken in SQL. HNSW queries set ``hnsw.ef_search`` (at least ``k``) and pgvector's
 iterative scan for the transaction, so a filter does not starve the result. A filter
