@@ -8,7 +8,7 @@ import struct
 import numpy as np
 import pytest
 
-from ragd.errors import UsageError
+from ragd.errors import StoreError, UsageError
 from ragd.stores import DocumentRecord
 from ragd.types import Chunk
 
@@ -36,7 +36,8 @@ def fields(data: bytes) -> list[list[bytes | None]]:
 
 FULL = Chunk(doc_id="d-ü", chunk_index=7, text="Export of «items» — 5 %", chunk_id="d-ü#7",
              context="Part 744 > § 744.21", tags=("ear", "Ωmega"),
-             metadata={"n": 1, "nested": {"list": [1, "two", None]}, "q": "it's 😀"},
+             metadata={"n": 1, "nested": {"list": [1, "two", None]}, "q": "it's 😀",
+                       "path": "C:\\u0000 is not a NUL"},
              tokens=12, start_offset=3, end_offset=40, section_id="744.21",
              parent_id="744", kind="section", page=2)
 BARE = Chunk(doc_id="d-ü", chunk_index=8, text="second")
@@ -71,6 +72,9 @@ def test_rows_have_the_binary_copy_layout():
     (dict(tags=("fine", "bad\x00")), "tags"),
     (dict(context="\x00"), "context"),
     (dict(kind=3), "kind"),
+    (dict(section_id=0), "section_id"),
+    (dict(parent_id=False), "parent_id"),
+    (dict(tokens=None), "tokens"),
     (dict(page=2 ** 31), "page"),
     (dict(tokens=-2 ** 31 - 1), "tokens"),
     (dict(start_offset=True), "start_offset"),
@@ -156,3 +160,14 @@ def test_a_bad_chunk_is_named_and_nothing_is_stored(pg_location, bulk):
         assert [d.content_hash for d in store.list_documents("c")] == ["h"]
     finally:
         store.close()
+
+
+def test_a_closed_store_refuses_bulk_writes(pg_location):
+    store = PostgresStore(pg_location)
+    store.create_collection("c", "m", 3, {})
+    store.close()
+    with pytest.raises(StoreError):
+        store.upsert_documents("c", [(DocumentRecord("d", "h"), [Chunk("d", 0, "x")],
+                                      np.eye(3)[:1])])
+    with pytest.raises(StoreError):
+        store._encoder()

@@ -236,33 +236,6 @@ def test_large_dimensions_use_halfvec_or_exact_search(pg_location):
 
 
 # -- writes ----------------------------------------------------------------------------------
-def test_bulk_upsert_is_all_or_nothing_and_replaces(pg_location):
-    from helpers import inject_write_failure
-
-    store = PostgresStore(pg_location)
-    try:
-        store.create_collection("c", "m", 3, {})
-        store.upsert_documents("c", [(DocumentRecord("a", "h1"), [chunk("a", "old a")],
-                                      unit(1, 0, 0)[None])])
-        inject_write_failure(store, "BOOM")
-        with pytest.raises(StoreError):
-            store.upsert_documents("c", [
-                (DocumentRecord("a", "h2"), [chunk("a", "new a")], unit(1, 0, 0)[None]),
-                (DocumentRecord("b", "h2"), [chunk("b", "BOOM b")], unit(0, 1, 0)[None])])
-        assert [c.text for c, _ in store.iter_chunks("c")] == ["old a"]
-        assert store.get_document("c", "a").content_hash == "h1"
-        assert store.upsert_documents("c", [
-            (DocumentRecord("a", "h3"), [chunk("a", "a0"), chunk("a", "a1", 1)],
-             np.stack([unit(1, 0, 0), unit(0, 0, 1)]))]) == 2
-        assert [c.text for c, _ in store.iter_chunks("c")] == ["a0", "a1"]
-        assert store.get_document("c", "a").version == 2
-        with pytest.raises(UsageError):
-            store.upsert_documents("c", [(DocumentRecord("x", "h"), [], np.zeros((0, 3))),
-                                         (DocumentRecord("x", "h"), [], np.zeros((0, 3)))])
-    finally:
-        store.close()
-
-
 def test_bulk_writes_from_many_threads_each_land_whole(pg_location):
     """Bulk writes load in several COPYs fed by the store's encoder threads; concurrent
     calls share them, and each call's documents land whole, with their own vectors."""

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from helpers import inject_write_failure
-from ragd.errors import EmbedModelMismatchError, StoreError, UnknownCollectionError
+from ragd.errors import (EmbedModelMismatchError, StoreError, UnknownCollectionError,
+                         UsageError)
 from ragd.stores import DocumentRecord, open_store
 from ragd.types import Chunk, Filters
 
@@ -81,6 +82,38 @@ def test_failure_mid_write_keeps_previous_version(coll):
     assert [h.key for h in coll.vector_search("c", unit(0, 0, 1), 5)] == [("d1", 0), ("d1", 1)]
     assert [h.doc_id for h in coll.lexical_search("c", ["new"], 5)] == []
     assert [h.key for h in coll.lexical_search("c", ["old"], 5)] == [("d1", 0), ("d1", 1)]
+
+
+def test_bulk_writes_are_all_or_nothing(coll):
+    def item(doc_id, texts, vector, digest):
+        chunks = [Chunk(doc_id=doc_id, chunk_index=i, text=t) for i, t in enumerate(texts)]
+        return DocumentRecord(doc_id, digest), chunks, np.tile(vector, (len(texts), 1))
+
+    assert coll.upsert_documents("c", [item("a", ["old apple"], unit(1, 0, 0), "h1")]) == 1
+    coll.vector_search("c", unit(1, 0, 0), 5)  # load the caches first
+    coll.lexical_search("c", ["apple"], 5)
+    inject_write_failure(coll, "BOOM")
+    with pytest.raises(StoreError):
+        coll.upsert_documents("c", [item("a", ["new apple"], unit(0, 1, 0), "h2"),
+                                    item("b", ["BOOM banana"], unit(0, 0, 1), "h2")])
+    with pytest.raises(UsageError):  # refused before anything is written
+        coll.upsert_documents("c", [item("a", ["new apple"], unit(0, 1, 0), "h2"),
+                                    (DocumentRecord("b", "h2"), [Chunk("b", 0, "x")],
+                                     np.zeros((2, 3), np.float32))])
+    with pytest.raises(UsageError):
+        coll.upsert_documents("c", [item("a", ["x"], unit(0, 1, 0), "h2"),
+                                    item("a", ["y"], unit(0, 1, 0), "h3")])
+    assert [c.text for c, _ in coll.iter_chunks("c")] == ["old apple"]
+    assert coll.get_document("c", "a").content_hash == "h1"
+    assert [h.key for h in coll.lexical_search("c", ["new"], 5)] == []
+    assert coll.upsert_documents("c", [item("a", ["new apple", "more"], unit(0, 1, 0), "h3"),
+                                       item("c", ["cherry"], unit(0, 0, 1), "h3")]) == 3
+    assert [(c.doc_id, c.text) for c, _ in coll.iter_chunks("c")] == [
+        ("a", "new apple"), ("a", "more"), ("c", "cherry")]
+    assert coll.get_document("c", "a").version == 2
+    assert [h.key for h in coll.vector_search("c", unit(0, 0, 1), 1)] == [("c", 0)]
+    assert [h.key for h in coll.lexical_search("c", ["apple"], 5)] == [("a", 0)]
+    assert coll.upsert_documents("c", []) == 0
 
 
 def test_delete_removes_from_every_index(coll):

@@ -97,6 +97,13 @@ class Store(Protocol):
         """Replace the document and all its chunks atomically (all or nothing)."""
         ...
 
+    def upsert_documents(self, collection: str,
+                         items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]
+                         ) -> int:
+        """The bulk path: :meth:`upsert_document` for many documents in one transaction (all
+        of them or none; a doc_id twice is refused). Returns the number of chunks written."""
+        ...
+
     def delete_document(self, collection: str, doc_id: str) -> bool:
         """Remove a document and its chunks; False when it was not there."""
         ...

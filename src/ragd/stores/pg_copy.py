@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import struct
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -109,27 +109,36 @@ def metadata_json(where: str, metadata: Mapping[str, Any]) -> bytes:
         text = _JSON.encode(dict(metadata))
     except (TypeError, ValueError) as exc:
         raise UsageError(f"{where}: metadata is not JSON: {exc}") from None
-    if "\\u0000" in text:
+    # The escapes only hint (a literal backslash before "u0000" looks the same): the
+    # strings themselves decide.
+    if "\\u0000" in text and any("\x00" in x for x in _strings(metadata)):
         raise UsageError(f"{where}: metadata contains a NUL character, which PostgreSQL "
                          "cannot store")
-    if "\\ud" in text and not _is_unicode(metadata):
+    if "\\ud" in text and not all(map(_is_unicode, _strings(metadata))):
         raise UsageError(f"{where}: metadata contains a lone surrogate, which is not Unicode "
                          "text PostgreSQL can store")
     return text.encode("ascii")
 
 
-def _is_unicode(value: Any) -> bool:
-    """Whether every string in a JSON value encodes as UTF-8 (no lone surrogates)."""
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, keys included."""
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-        return True
-    if isinstance(value, Mapping):
-        return all(_is_unicode(k) and _is_unicode(v) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return all(map(_is_unicode, value))
+        yield value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+
+
+def _is_unicode(value: str) -> bool:
+    """Whether a string encodes as UTF-8 (no lone surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
     return True
 
 
@@ -166,10 +175,11 @@ def check_chunks(chunks: Sequence[Chunk], metadata: bool = True) -> None:
     metadata to :func:`chunk_rows`, which encodes it with the same checks."""
     try:
         strings = "".join([s for c in chunks for s in (
-            c.doc_id, c.chunk_id, c.section_id or "", c.parent_id or "", c.kind, c.context,
-            c.text, *c.tags)])
-        ints = [v for c in chunks for v in (c.chunk_index, c.tokens, c.start_offset,
-                                            c.end_offset, c.page) if v is not None]
+            c.doc_id, c.chunk_id, c.kind, c.context, c.text, *c.tags,
+            *(x for x in (c.section_id, c.parent_id) if x is not None))])
+        ints = [v for c in chunks for v in (
+            c.chunk_index, c.tokens,
+            *(x for x in (c.start_offset, c.end_offset, c.page) if x is not None))]
         fine = ("\x00" not in strings and (strings.isascii() or _is_unicode(strings))
                 and set(map(type, ints)) <= {int}
                 and (not ints or (min(ints) in _INT4_RANGE and max(ints) in _INT4_RANGE))

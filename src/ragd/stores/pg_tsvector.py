@@ -70,7 +70,8 @@ class _Lexemes:
     def _reset(self, vocab: Sequence[str] | None) -> None:
         self.vocab = vocab
         self.buf = np.zeros(0, dtype=np.uint8)
-        self.used = 0
+        self.used = 0      # bytes of buf in use
+        self.terms = 0     # terms covered
         self.start = np.zeros(0, dtype=np.int64)
         self.length = np.zeros(0, dtype=np.int64)
         self.key = np.zeros((0, 2), dtype=np.uint64)
@@ -78,27 +79,40 @@ class _Lexemes:
     def get(self, vocab: Sequence[str], upto: int
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(buffer, start, length, key) covering at least ``vocab[:upto]``; ``key`` holds
-        each term's first 16 bytes as two big-endian integers (zero-padded)."""
+        each term's first 16 bytes as two big-endian integers (zero-padded). Arrays grow by
+        doubling; the views returned stay valid (growth allocates new arrays)."""
         with self.lock:
             if vocab is not self.vocab:
                 self._reset(vocab)
-            have = self.start.size
+            have = self.terms
             if upto > have:
                 new = [t.encode("utf-8") for t in vocab[have:upto]]
                 length = np.fromiter(map(len, new), dtype=np.int64, count=len(new))
                 data = np.frombuffer(b"\0".join(new) + b"\0", dtype=np.uint8)
-                if self.used + data.size > self.buf.size:
-                    grown = np.zeros(max(2 * self.buf.size, self.used + data.size, 1 << 16),
-                                     dtype=np.uint8)
-                    grown[:self.used] = self.buf[:self.used]
-                    self.buf = grown
+                self.buf = _room(self.buf, self.used, data.size)
                 self.buf[self.used:self.used + data.size] = data
                 starts = self.used + np.concatenate(([0], np.cumsum(length + 1)[:-1]))
-                self.start = np.concatenate((self.start, starts))
-                self.length = np.concatenate((self.length, length))
-                self.key = np.concatenate((self.key, _prefix_keys(self.buf, starts, length)))
+                self.start = _room(self.start, have, len(new))
+                self.length = _room(self.length, have, len(new))
+                self.key = _room(self.key, have, len(new))
+                self.start[have:upto] = starts
+                self.length[have:upto] = length
+                self.key[have:upto] = _prefix_keys(self.buf, starts, length)
                 self.used += data.size
-            return self.buf, self.start, self.length, self.key
+                self.terms = upto
+            return (self.buf[:self.used], self.start[:self.terms], self.length[:self.terms],
+                    self.key[:self.terms])
+
+
+def _room(array: np.ndarray, used: int, more: int) -> np.ndarray:
+    """``array`` with room for ``more`` rows after its first ``used``: itself, or a copy
+    twice as large."""
+    if used + more <= array.shape[0]:
+        return array
+    grown = np.zeros((max(2 * array.shape[0], used + more, 1024),) + array.shape[1:],
+                     dtype=array.dtype)
+    grown[:used] = array[:used]
+    return grown
 
 
 _LEXEMES = _Lexemes()

@@ -67,7 +67,7 @@ A collection's ``config`` may set ``hnsw_m`` / ``hnsw_ef_construction`` too.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -137,6 +137,7 @@ class PostgresStore:
         self._lock = threading.Lock()
         self._colls: dict[str, _Coll] = {}
         self._encoders: ThreadPoolExecutor | None = None
+        self._closed = False
         self._pool = ConnectionPool(
             conninfo, min_size=self.options.pool_min,
             max_size=max(self.options.pool_max, self.options.pool_min),
@@ -153,6 +154,8 @@ class PostgresStore:
     def _encoder(self) -> ThreadPoolExecutor:
         """The thread that prepares a bulk write's COPY data while the server loads."""
         with self._lock:
+            if self._closed:
+                raise StoreError(f"store {self.url} is closed")
             if self._encoders is None:
                 self._encoders = ThreadPoolExecutor(max_workers=2,
                                                     thread_name_prefix="ragd-pg-encode")
@@ -401,9 +404,12 @@ class PostgresStore:
                             out.write(data)
                     cur.execute("UPDATE collections SET data_version = data_version + 1 "
                                 "WHERE id = %s", (coll.cid,))
+        except (CancelledError, RuntimeError) as exc:  # the store was closed meanwhile
+            raise StoreError(f"store {self.url}: closed during a bulk write ({exc}); nothing "
+                             "of it was stored") from exc
         finally:
             if pending is not None:
-                pending.cancel()
+                pending.cancel()  # a slice already being encoded finishes, unused
         return len(all_chunks)
 
     def delete_document(self, collection: str, doc_id: str) -> bool:
@@ -579,6 +585,8 @@ class PostgresStore:
             conn.execute(sql.SQL("ANALYZE {}").format(Q.chunk_table(coll.cid)))
 
     def close(self) -> None:
+        with self._lock:
+            self._closed = True
         self._pool.close()
         with self._lock:
             self._colls.clear()

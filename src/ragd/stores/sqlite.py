@@ -248,55 +248,84 @@ class SQLiteStore:
 
     def upsert_document(self, collection: str, record: DocumentRecord,
                         chunks: Sequence[Chunk], embeddings: np.ndarray) -> None:
+        self.upsert_documents(collection, [(record, chunks, embeddings)])
+
+    def upsert_documents(self, collection: str,
+                         items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]
+                         ) -> int:
+        """Many documents in ONE transaction (all of them or none); every check runs before
+        anything is written. Returns the number of chunks written."""
+        ids = [record.doc_id for record, _, _ in items]
+        if len(set(ids)) != len(ids):
+            raise UsageError("upsert_documents: a doc_id appears twice in one batch")
         with self._lock:
             cid, dims = self._cid(collection), self.get_collection(collection).embed_dims
-            vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
-            if vectors.shape != (len(chunks), dims):
-                raise UsageError(f"document {record.doc_id!r}: expected embeddings of shape "
-                                 f"({len(chunks)}, {dims}), got {tuple(vectors.shape)}")
-            terms = [pack_terms(c.search_text) for c in chunks]
-            if any(c.doc_id != record.doc_id for c in chunks):
-                raise UsageError(f"document {record.doc_id!r}: a chunk belongs to another doc_id")
-            if len({c.chunk_index for c in chunks}) != len(chunks):
-                raise UsageError(f"document {record.doc_id!r}: duplicate chunk_index")
-            conn = self._conn
+            checked = [(record, chunks, self._checked(record, chunks, embeddings, dims))
+                       for record, chunks, embeddings in items]
+            prepared = [(record, chunks, vectors, [pack_terms(c.search_text) for c in chunks])
+                        for record, chunks, vectors in checked]
+            deltas = []
             with self._transaction():
-                removed = self._delete_rows(cid, record.doc_id)
-                old = conn.execute("SELECT version FROM documents WHERE collection_id = ? AND "
-                                   "doc_id = ?", (cid, record.doc_id)).fetchone()
-                conn.execute(
-                    "INSERT INTO documents (collection_id, doc_id, title, source, metadata, "
-                    "content_hash, version, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (collection_id, doc_id) DO UPDATE SET title = excluded.title, "
-                    "source = excluded.source, metadata = excluded.metadata, "
-                    "content_hash = excluded.content_hash, version = excluded.version, "
-                    "ingested_at = excluded.ingested_at",
-                    (cid, record.doc_id, record.title, record.source,
-                     canonical_json(dict(record.metadata)), record.content_hash,
-                     (int(old[0]) + 1) if old else 1, record.ingested_at or _now()))
-                added: list[int] = []
-                for chunk, vector, packed in zip(chunks, vectors, terms):
-                    cur = conn.execute(
-                        "INSERT INTO chunks (collection_id, doc_id, chunk_index, chunk_id, "
-                        "section_id, parent_id, kind, context, text, tags, metadata, tokens, "
-                        "start_offset, end_offset, page, embedding, terms) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (cid, chunk.doc_id, chunk.chunk_index, chunk.chunk_id, chunk.section_id,
-                         chunk.parent_id, chunk.kind, chunk.context, chunk.text,
-                         canonical_json(list(chunk.tags)), canonical_json(dict(chunk.metadata)),
-                         chunk.tokens, chunk.start_offset, chunk.end_offset, chunk.page,
-                         vector.tobytes(), packed))
-                    rowid = int(cur.lastrowid)
-                    added.append(rowid)
-                    conn.executemany(
-                        "INSERT OR IGNORE INTO chunk_tags (chunk_rowid, collection_id, tag) "
-                        "VALUES (?, ?, ?)", [(rowid, cid, t) for t in chunk.tags])
-                version = self._bump(cid)
-            added_ids = np.array(added, dtype=np.int64)
-            self._record_delta(cid, Delta(version, removed, added_ids, [c.key for c in chunks],
-                                          vectors),
-                               LexicalDelta(version, removed, added_ids, [c.key for c in chunks],
-                                            terms))
+                for record, chunks, vectors, terms in prepared:
+                    version, removed, added = self._write(cid, record, chunks, vectors, terms)
+                    keys = [c.key for c in chunks]
+                    deltas.append((Delta(version, removed, added, keys, vectors),
+                                   LexicalDelta(version, removed, added, keys, terms)))
+            for delta, lexical in deltas:  # only once committed
+                self._record_delta(cid, delta, lexical)
+        return sum(len(chunks) for _, chunks, _, _ in prepared)
+
+    @staticmethod
+    def _checked(record: DocumentRecord, chunks: Sequence[Chunk], embeddings: np.ndarray,
+                 dims: int) -> np.ndarray:
+        """The embeddings as float32 rows, after the checks that precede any write."""
+        vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
+        if vectors.shape != (len(chunks), dims):
+            raise UsageError(f"document {record.doc_id!r}: expected embeddings of shape "
+                             f"({len(chunks)}, {dims}), got {tuple(vectors.shape)}")
+        if any(c.doc_id != record.doc_id for c in chunks):
+            raise UsageError(f"document {record.doc_id!r}: a chunk belongs to another doc_id")
+        if len({c.chunk_index for c in chunks}) != len(chunks):
+            raise UsageError(f"document {record.doc_id!r}: duplicate chunk_index")
+        return vectors
+
+    def _write(self, cid: int, record: DocumentRecord, chunks: Sequence[Chunk],
+               vectors: np.ndarray, terms: Sequence[bytes]
+               ) -> tuple[int, np.ndarray, np.ndarray]:
+        """Inside a transaction: replace one document's rows. Returns (data version,
+        rowids removed, rowids added)."""
+        conn = self._conn
+        removed = self._delete_rows(cid, record.doc_id)
+        old = conn.execute("SELECT version FROM documents WHERE collection_id = ? AND "
+                           "doc_id = ?", (cid, record.doc_id)).fetchone()
+        conn.execute(
+            "INSERT INTO documents (collection_id, doc_id, title, source, metadata, "
+            "content_hash, version, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (collection_id, doc_id) DO UPDATE SET title = excluded.title, "
+            "source = excluded.source, metadata = excluded.metadata, "
+            "content_hash = excluded.content_hash, version = excluded.version, "
+            "ingested_at = excluded.ingested_at",
+            (cid, record.doc_id, record.title, record.source,
+             canonical_json(dict(record.metadata)), record.content_hash,
+             (int(old[0]) + 1) if old else 1, record.ingested_at or _now()))
+        added: list[int] = []
+        for chunk, vector, packed in zip(chunks, vectors, terms):
+            cur = conn.execute(
+                "INSERT INTO chunks (collection_id, doc_id, chunk_index, chunk_id, "
+                "section_id, parent_id, kind, context, text, tags, metadata, tokens, "
+                "start_offset, end_offset, page, embedding, terms) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (cid, chunk.doc_id, chunk.chunk_index, chunk.chunk_id, chunk.section_id,
+                 chunk.parent_id, chunk.kind, chunk.context, chunk.text,
+                 canonical_json(list(chunk.tags)), canonical_json(dict(chunk.metadata)),
+                 chunk.tokens, chunk.start_offset, chunk.end_offset, chunk.page,
+                 vector.tobytes(), packed))
+            rowid = int(cur.lastrowid)
+            added.append(rowid)
+            conn.executemany(
+                "INSERT OR IGNORE INTO chunk_tags (chunk_rowid, collection_id, tag) "
+                "VALUES (?, ?, ?)", [(rowid, cid, t) for t in chunk.tags])
+        return self._bump(cid), removed, np.array(added, dtype=np.int64)
 
     def _delete_rows(self, cid: int, doc_id: str) -> np.ndarray:
         """Inside a transaction: remove a document's chunks; returns their rowids."""
