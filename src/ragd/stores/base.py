@@ -13,6 +13,7 @@ from typing import Any, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from ..errors import UsageError
 from ..types import Chunk, Filters
 
 Key = tuple[str, int]
@@ -66,6 +67,22 @@ class StoredChunk:
 def rank_hits(hits: Sequence[Hit], limit: int) -> list[Hit]:
     """Best first; ties by (doc_id, chunk_index) ascending; at most ``limit``."""
     return sorted(hits, key=lambda h: (-h.score, h.doc_id, h.chunk_index))[:limit]
+
+
+def checked_embeddings(record: DocumentRecord, chunks: Sequence[Chunk],
+                       embeddings: np.ndarray, dims: int) -> np.ndarray:
+    """A document's embeddings as contiguous float32 rows, after the checks every store
+    makes before writing it: one row of ``dims`` per chunk, the chunks all its own, no
+    chunk_index twice."""
+    vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
+    if vectors.shape != (len(chunks), dims):
+        raise UsageError(f"document {record.doc_id!r}: expected embeddings of shape "
+                         f"({len(chunks)}, {dims}), got {tuple(vectors.shape)}")
+    if any(c.doc_id != record.doc_id for c in chunks):
+        raise UsageError(f"document {record.doc_id!r}: a chunk belongs to another doc_id")
+    if len({c.chunk_index for c in chunks}) != len(chunks):
+        raise UsageError(f"document {record.doc_id!r}: duplicate chunk_index")
+    return vectors
 
 
 @runtime_checkable

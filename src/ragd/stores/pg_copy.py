@@ -67,6 +67,18 @@ _OPTIONAL = ("section_id", "parent_id", "start_offset", "end_offset", "page")
 _INTS = ("chunk_index", "tokens", "start_offset", "end_offset", "page")
 
 
+def _check_text(where: str, name: str, value: Any) -> None:
+    """Refuse a text field PostgreSQL cannot store: not a string, a NUL, a lone surrogate."""
+    if not isinstance(value, str):
+        raise UsageError(f"{where}: {name} must be a string, got {type(value).__name__}")
+    if "\x00" in value:
+        raise UsageError(f"{where}: {name} contains a NUL character, which PostgreSQL "
+                         "cannot store")
+    if not _is_unicode(value):
+        raise UsageError(f"{where}: {name} contains a lone surrogate, which is not Unicode "
+                         "text PostgreSQL can store")
+
+
 def check_chunk(chunk: Chunk) -> None:
     """Refuse, naming the document, chunk and field, what a chunk row cannot hold: NUL
     characters and lone surrogates (PostgreSQL text cannot), non-strings, integers beyond
@@ -76,15 +88,7 @@ def check_chunk(chunk: Chunk) -> None:
         for value in values:
             if value is None and name in _OPTIONAL:
                 continue
-            if not isinstance(value, str):
-                raise UsageError(f"{_where(chunk)}: {name} must be a string, got "
-                                 f"{type(value).__name__}")
-            if "\x00" in value:
-                raise UsageError(f"{_where(chunk)}: {name} contains a NUL character, which "
-                                 "PostgreSQL cannot store")
-            if not _is_unicode(value):
-                raise UsageError(f"{_where(chunk)}: {name} contains a lone surrogate, which "
-                                 "is not Unicode text PostgreSQL can store")
+            _check_text(_where(chunk), name, value)
     for name in _INTS:
         value = getattr(chunk, name)
         if value is None and name in _OPTIONAL:
@@ -146,15 +150,7 @@ def check_document(record: DocumentRecord) -> None:
     """Refuse what a document row cannot hold, naming the document and field."""
     where = f"document {record.doc_id!r}"
     for name in ("doc_id", "title", "source", "content_hash", "ingested_at"):
-        value = getattr(record, name)
-        if not isinstance(value, str):
-            raise UsageError(f"{where}: {name} must be a string, got {type(value).__name__}")
-        if "\x00" in value:
-            raise UsageError(f"{where}: {name} contains a NUL character, which PostgreSQL "
-                             "cannot store")
-        if not _is_unicode(value):
-            raise UsageError(f"{where}: {name} contains a lone surrogate, which is not "
-                             "Unicode text PostgreSQL can store")
+        _check_text(where, name, getattr(record, name))
     if record.metadata:
         metadata_json(where, record.metadata)
 

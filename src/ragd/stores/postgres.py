@@ -83,7 +83,8 @@ from psycopg_pool import ConnectionPool
 from ..errors import EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError
 from ..types import Chunk, Filters
 from . import postgres_sql as Q
-from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, rank_hits
+from .base import (CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, checked_embeddings,
+                   rank_hits)
 from . import pg_copy
 from .pg_copy import check_chunks, check_document
 from .pg_tsvector import TsVector, TsVectorDumper, TsVectorTooLarge, tsquery, tsvectors
@@ -279,15 +280,7 @@ class PostgresStore:
                  embeddings: np.ndarray) -> np.ndarray:
         """The embeddings as float32 rows, after the document's checks that precede any
         write (the chunks' own are :func:`~pg_copy.check_chunks`)."""
-        dims = coll.info.embed_dims
-        vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
-        if vectors.shape != (len(chunks), dims):
-            raise UsageError(f"document {record.doc_id!r}: expected embeddings of shape "
-                             f"({len(chunks)}, {dims}), got {tuple(vectors.shape)}")
-        if any(c.doc_id != record.doc_id for c in chunks):
-            raise UsageError(f"document {record.doc_id!r}: a chunk belongs to another doc_id")
-        if len({c.chunk_index for c in chunks}) != len(chunks):
-            raise UsageError(f"document {record.doc_id!r}: duplicate chunk_index")
+        vectors = checked_embeddings(record, chunks, embeddings, coll.info.embed_dims)
         if not np.isfinite(vectors).all():
             raise UsageError(f"document {record.doc_id!r}: embeddings contain NaN or infinity")
         check_document(record)

@@ -25,7 +25,7 @@ from ..analysis import pack_terms, query_analyze, term_hash
 from ..errors import EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError
 from ..ids import canonical_json
 from ..types import Chunk, Filters, search_text
-from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk
+from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, checked_embeddings
 from .lexical_index import DEFAULT_B, DEFAULT_K1, LexicalDelta, LexicalIndex
 from .vector_cache import Delta, VectorCache
 
@@ -260,7 +260,7 @@ class SQLiteStore:
             raise UsageError("upsert_documents: a doc_id appears twice in one batch")
         with self._lock:
             cid, dims = self._cid(collection), self.get_collection(collection).embed_dims
-            checked = [(record, chunks, self._checked(record, chunks, embeddings, dims))
+            checked = [(record, chunks, checked_embeddings(record, chunks, embeddings, dims))
                        for record, chunks, embeddings in items]
             prepared = [(record, chunks, vectors, [pack_terms(c.search_text) for c in chunks])
                         for record, chunks, vectors in checked]
@@ -274,20 +274,6 @@ class SQLiteStore:
             for delta, lexical in deltas:  # only once committed
                 self._record_delta(cid, delta, lexical)
         return sum(len(chunks) for _, chunks, _, _ in prepared)
-
-    @staticmethod
-    def _checked(record: DocumentRecord, chunks: Sequence[Chunk], embeddings: np.ndarray,
-                 dims: int) -> np.ndarray:
-        """The embeddings as float32 rows, after the checks that precede any write."""
-        vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
-        if vectors.shape != (len(chunks), dims):
-            raise UsageError(f"document {record.doc_id!r}: expected embeddings of shape "
-                             f"({len(chunks)}, {dims}), got {tuple(vectors.shape)}")
-        if any(c.doc_id != record.doc_id for c in chunks):
-            raise UsageError(f"document {record.doc_id!r}: a chunk belongs to another doc_id")
-        if len({c.chunk_index for c in chunks}) != len(chunks):
-            raise UsageError(f"document {record.doc_id!r}: duplicate chunk_index")
-        return vectors
 
     def _write(self, cid: int, record: DocumentRecord, chunks: Sequence[Chunk],
                vectors: np.ndarray, terms: Sequence[bytes]
