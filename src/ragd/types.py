@@ -7,6 +7,7 @@ Both keep ``text`` as the field and expose the spec's ``content`` as an alias.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, Mapping
@@ -40,37 +41,66 @@ def search_text(context: str, text: str) -> str:
     return f"{context}\n\n{text}" if context else text
 
 
+COUNTERS: tuple[str, ...] = ("words", "model")
+
+
+def _positive_int(name: str, value: Any, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise UsageError(f"{name} must be >= {minimum}, got {value}")
+
+
 @dataclass(frozen=True)
 class ChunkPolicy:
     """How a document is cut into chunks.
 
-    ``target_tokens`` is the size a chunk aims for (and, for Markdown, the limit
-    under which a document or section stays whole); ``overlap_tokens`` how much
-    of the previous chunk the next one repeats (canonical policy only);
-    ``max_chars`` a hard ceiling no chunk ever exceeds. ``chunker`` picks the
-    policy: ``auto`` uses ``markdown`` for Markdown documents, else ``canonical``.
+    Sizes count whitespace-delimited words (``len(text.split())``), the same
+    under any embedding model. ``target_tokens`` is the size a chunk aims for
+    (for Markdown, the limit under which a document or section stays whole);
+    ``overlap_tokens`` how many trailing words of a chunk the next one repeats
+    (canonical policy only); ``max_unit_tokens`` the longest paragraph kept as
+    one unit (a longer one is cut into sentences; canonical policy only);
+    ``max_chars`` a hard ceiling no chunk ever exceeds (``None``: no ceiling).
+    ``chunker`` picks the policy: ``auto`` uses ``markdown`` for Markdown
+    documents, else ``canonical``. ``counter = "model"`` makes the Markdown
+    chunker count with the embedding model's tokenizer instead of words, where a
+    model's input limit is what matters; the canonical policy always counts words.
     """
 
     target_tokens: int = 200
     overlap_tokens: int = 32
-    max_chars: int = 2000
+    max_chars: int | None = 2000
     chunker: str = "auto"
+    max_unit_tokens: int = 240
+    counter: str = "words"
 
     def __post_init__(self) -> None:
-        if self.target_tokens < 8:
-            raise UsageError(f"target_tokens must be >= 8, got {self.target_tokens}")
-        if not 0 <= self.overlap_tokens < self.target_tokens:
-            raise UsageError(
-                f"overlap_tokens must be >= 0 and < target_tokens ({self.target_tokens}), "
-                f"got {self.overlap_tokens}")
-        if self.max_chars < 64:
-            raise UsageError(f"max_chars must be >= 64, got {self.max_chars}")
+        _positive_int("target_tokens", self.target_tokens, 1)
+        _positive_int("overlap_tokens", self.overlap_tokens, 0)
+        if self.overlap_tokens >= self.target_tokens:
+            raise UsageError(f"overlap_tokens must be < target_tokens ({self.target_tokens}), "
+                             f"got {self.overlap_tokens}")
+        if self.max_chars is not None:
+            _positive_int("max_chars", self.max_chars, 1)
+        _positive_int("max_unit_tokens", self.max_unit_tokens, 1)
         if self.chunker not in CHUNKERS:
             raise UsageError(f"unknown chunker {self.chunker!r}; choose one of {', '.join(CHUNKERS)}")
+        if self.counter not in COUNTERS:
+            raise UsageError(f"unknown counter {self.counter!r}; choose one of {', '.join(COUNTERS)}")
+        if self.counter == "model" and self.chunker == "canonical":
+            raise UsageError("the canonical policy counts words; counter 'model' applies to the "
+                             "markdown chunker only")
+
+    @property
+    def char_limit(self) -> int:
+        """``max_chars`` as a number (no ceiling: ``sys.maxsize``)."""
+        return sys.maxsize if self.max_chars is None else self.max_chars
 
     def as_dict(self) -> dict[str, Any]:
         return {"target_tokens": self.target_tokens, "overlap_tokens": self.overlap_tokens,
-                "max_chars": self.max_chars, "chunker": self.chunker}
+                "max_chars": self.max_chars, "chunker": self.chunker,
+                "max_unit_tokens": self.max_unit_tokens, "counter": self.counter}
 
 
 @dataclass(frozen=True)

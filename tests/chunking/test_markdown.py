@@ -212,3 +212,23 @@ def test_property_markdown_limits_and_coverage(blocks, target, max_chars):
             covered[k] += 1
     assert all(covered[k] == 1 or (covered[k] == 0 and text[k].isspace())
                for k in range(len(text)))
+
+
+def test_model_counter_is_named_in_the_policy_and_never_implicit():
+    """``counter = "model"``: the limit counts WordPiece tokens; by default it counts words."""
+    from ragd.embedding.tokenizer import count_tokens
+
+    text = ("# Terms\n\nPre-authorisation re-export dual-use end-user.\n\n"
+            "## More\n\nNon-proliferation counter-terrorism anti-boycott.")
+    words_total = len(text.split())
+    model_total = count_tokens([text])[0]
+    assert words_total < 20 < model_total
+    by_words = chunk(text, ChunkPolicy(target_tokens=20, overlap_tokens=0), fmt="markdown")
+    by_model = chunk(text, ChunkPolicy(target_tokens=20, overlap_tokens=0, counter="model"),
+                     fmt="markdown")
+    assert len(by_words) == 1 and len(by_model) == 2
+    assert [c.tokens for c in by_model] == [len(c.text.split()) for c in by_model]
+    # a given model counter is used only under counter = "model"
+    huge = lambda texts: [10_000 for _ in texts]  # noqa: E731
+    assert chunk(text, ChunkPolicy(target_tokens=20, overlap_tokens=0), fmt="markdown",
+                 count_tokens=huge) == by_words

@@ -32,7 +32,7 @@ def test_run_passes_on_postgres(tmp_path, pg_location):
     assert run.returncode == 0, run.stdout + run.stderr
     report = json.loads(run.stdout)
     assert report["ok"] and report["backend"] == "postgres" and report["failed"] == 0
-    assert report["spec_version"] == "0.1"
+    assert report["spec_version"] == "0.2"
 
 
 def test_a_difference_exits_1_with_a_diff(tmp_path):
@@ -42,9 +42,10 @@ def test_a_difference_exits_1_with_a_diff(tmp_path):
     run = ragd("conformance", "run", "--suite", str(suite), cwd=tmp_path)
     assert run.returncode == 1
     assert "FAIL chunking/text-overlap: different chunks" in run.stdout
-    assert "-    | Night fell." in run.stdout and "+    | Night came." in run.stdout
+    assert "-    | the lamps were lit. Night fell." in run.stdout
+    assert "+    | the lamps were lit. Night came." in run.stdout
     assert run.stdout.rstrip().endswith(
-        "passed, 2 failed: chunking/text-overlap, chunking/text-no-overlap")
+        "passed, 2 failed: chunking/text-paragraphs, chunking/text-overlap")
 
     fixed = ragd("conformance", "update", "--suite", str(suite), cwd=tmp_path)
     assert fixed.returncode == 0, fixed.stderr
@@ -60,10 +61,10 @@ def test_usage_mistakes_exit_2_with_one_line(tmp_path):
 
     suite = Path(shutil.copytree(default_suite_dir(), tmp_path / "suite"))
     path = suite / "goldens" / "retrieval.json"
-    path.write_text(path.read_text().replace('"spec_version": "0.1"', '"spec_version": "0.2"'))
+    path.write_text(path.read_text().replace('"spec_version": "0.2"', '"spec_version": "0.3"'))
     other = ragd("conformance", "run", "--suite", str(suite), cwd=tmp_path)
     assert other.returncode == 2
-    assert "pinned to spec version 0.2" in other.stderr and "Traceback" not in other.stderr
+    assert "pinned to spec version 0.3" in other.stderr and "Traceback" not in other.stderr
 
     bare = ragd("conformance", cwd=tmp_path)
     assert bare.returncode == 2 and "usage:" in bare.stderr

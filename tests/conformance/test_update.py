@@ -60,17 +60,17 @@ def test_update_rewrites_changed_added_and_removed_goldens(suite_dir):
 
 
 def test_goldens_of_another_spec_version_are_refused(suite_dir):
-    _edit(suite_dir / "goldens" / "chunking.json", lambda d: d.update(spec_version="0.2"))
-    with pytest.raises(UsageError, match=r"chunking\.json is pinned to spec version 0\.2, but "
-                                         r"this ragd implements spec 0\.1: refusing to compare"):
+    _edit(suite_dir / "goldens" / "chunking.json", lambda d: d.update(spec_version="0.3"))
+    with pytest.raises(UsageError, match=r"chunking\.json is pinned to spec version 0\.3, but "
+                                         r"this ragd implements spec 0\.2: refusing to compare"):
         load_suite(suite_dir)
 
 
 def test_update_repins_goldens_on_purpose(suite_dir):
-    _edit(suite_dir / "goldens" / "fusion.json", lambda d: d.update(spec_version="0.2"))
+    _edit(suite_dir / "goldens" / "fusion.json", lambda d: d.update(spec_version="0.3"))
     _, changes = update_goldens(suite_dir)
     assert [(c.name, c.change) for c in changes] == [
-        ("goldens/fusion.json", f"spec_version 0.2 -> {SPEC_VERSION}")]
+        ("goldens/fusion.json", f"spec_version 0.3 -> {SPEC_VERSION}")]
     assert json.loads((suite_dir / "goldens" / "fusion.json").read_text())["spec_version"] \
         == SPEC_VERSION
     assert run_suite(load_suite(suite_dir)).ok
@@ -83,8 +83,8 @@ def test_a_suite_for_another_spec_is_refused_even_by_update(suite_dir):
 
 
 def test_spec_compatibility_follows_semver():
-    assert spec_compatible("0.1") and spec_compatible("0.1.3")
-    assert not spec_compatible("0.2") and not spec_compatible("1.0")
+    assert spec_compatible("0.2") and spec_compatible("0.2.3")
+    assert not spec_compatible("0.1") and not spec_compatible("0.3") and not spec_compatible("1.0")
     with pytest.raises(UsageError, match="not a version"):
         spec_compatible("draft")
 

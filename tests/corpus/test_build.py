@@ -10,7 +10,6 @@ from helpers import shared
 from ragd.corpus.build import (BuildReport, build_corpus, build_records, default_source_ref,
                                read_sources)
 from ragd.corpus.ids import normalize_id, parent_of
-from ragd.embedding.tokenizer import count_tokens
 from ragd.errors import InvalidDocumentError, UsageError
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -80,7 +79,7 @@ def test_real_ecfr_file_builds_byte_identical_valid_corpus(tmp_path):
     assert g1["text"].startswith("15 CFR 764.2(g)(1)\n§ 764.2 Violations.\n\n(1) No person")
     assert "(iii) For the purpose" in g1["text"]          # a paragraph holds its sub-paragraphs
     assert g1["hash"] == "sha256:" + hashlib.sha256(g1["text"].encode()).hexdigest()
-    assert g1["tokens_estimate"] == count_tokens([g1["text"]])[0]
+    assert g1["tokens_estimate"] == len(g1["text"].split())  # words, under any model
     md = shared("cfr", "title15-chapterVII-parts745-799.md").read_bytes()
     assert g1["source_ref"] == "ecfr-md-sha256:" + hashlib.sha256(md).hexdigest()[:16]
     assert all("> [" not in r["text"] and "PART" not in r["text"][:40] for r in rows)

@@ -1,240 +1,219 @@
-"""The canonical policy: whole sentences (or timed segments) packed up to a token target.
+"""The canonical policy: paragraphs (or timed segments) packed up to a word target.
 
-The pipeline is ``spans -> units -> pack -> chunks``. A *unit* is a span of the
-source that is never cut further: a sentence, a segment, or a piece of one that
-was too long (cut at word boundaries, or hard-cut when a word alone is too big).
-``pack`` groups consecutive units greedily under ``target_tokens`` and
-``max_chars`` and starts each next chunk with a short overlap of trailing units.
+Counting is model-independent (a token is a whitespace-delimited word), so the
+same policy cuts the same text the same way under any embedder and on any
+platform. The pipeline is ``units -> pack -> chunks``:
 
-Token counts are taken once per unit (one batched call) and summed: this is
-exact for WordPiece, whose pre-tokenizer never joins across whitespace or
-punctuation, and keeps chunking linear. Each chunk's ``tokens`` is then counted
-exactly in one more batch.
+* **Units.** Text: paragraphs (split on blank lines); a paragraph over
+  ``max_unit_tokens`` words is cut into sentences. Timed segments: each
+  non-empty segment. A unit still over ``max_unit_tokens`` words or
+  ``max_chars`` characters is cut at word boundaries (a word longer than
+  ``max_chars`` into character slices). Each unit keeps the index of the
+  source unit it comes from (its ``origin``).
+* **Packing.** Units are appended in order while the chunk stays within
+  ``target_tokens`` words and ``max_chars`` characters. When a chunk closes,
+  the next starts with the last ``overlap_tokens`` words of the closed chunk's
+  text (dropped from the front until the next unit fits ``max_chars``), then
+  continues with the next unit, which it always takes.
+* **Chunks.** Text is the overlap words and the units joined by one space;
+  ``start_offset``/``end_offset`` span the source from the first overlap word
+  (or unit) to the end of the last unit; ``segment_start``/``segment_end`` are
+  the origins of the first and last unit (the overlap carries none) and
+  ``overlap_words`` how many leading words were carried over.
 """
 
 from __future__ import annotations
 
-import math
 import re
+from collections import deque
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..types import Chunk, ChunkPolicy, Segment
+from .packing import make_chunks, strip_span
 from .sentences import split_sentences
 
-__all__ = ["TokenCounter", "Unit", "build_units", "chunk_segments", "chunk_text", "make_chunks",
-           "pack", "strip_span"]
+__all__ = ["chunk_segments", "chunk_text", "paragraph_spans", "text_units"]
 
-TokenCounter = Callable[[Sequence[str]], list[int]]
+_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 _WORD = re.compile(r"\S+")
 
 
 @dataclass(frozen=True)
-class Unit:
-    """An uncuttable span ``[start, end)`` of the source with its token count.
-
-    ``origin`` is the index of the sentence/segment/block it comes from. A unit
-    with a ``prefix`` (a repeated table header) shows it when it opens a chunk.
-    A unit that is not ``joinable`` (a character slice of a word, glued to the
-    slice before it) only ever opens a chunk: glued slices do not add up in tokens.
-    """
+class _Unit:
+    """A span ``[start, end)`` of the source that is never cut further, its word count and origin."""
 
     start: int
     end: int
-    tokens: int
+    words: int
     origin: int
-    prefix: str = ""
-    prefix_tokens: int = 0
-    joinable: bool = True
 
 
-def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """Narrow ``[start, end)`` so that it neither starts nor ends with whitespace."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
+def paragraph_spans(text: str) -> list[tuple[int, int]]:
+    """Stripped, non-empty spans of the paragraphs of ``text`` (blank lines separate them)."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _PARAGRAPH_BREAK.finditer(text):
+        _add_stripped(text, start, m.start(), spans)
+        start = m.end()
+    _add_stripped(text, start, len(text), spans)
+    return spans
 
 
-def pack(units: Sequence[Unit], target: int, overlap: int, max_chars: int) -> list[tuple[int, int]]:
-    """Greedy packing: inclusive ``(first, last)`` unit ranges, one per chunk.
+def _add_stripped(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    start, end = strip_span(text, start, end)
+    if start < end:
+        out.append((start, end))
 
-    A chunk takes units while the token sum stays <= ``target`` and its span
-    (plus the first unit's prefix) <= ``max_chars``. The next chunk then reaches
-    back over trailing units of at most ``overlap`` tokens, never the whole
-    previous chunk and never so far that it could not take one new unit.
-    A unit that is not ``joinable`` always opens a new chunk, without overlap.
+
+def _word_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    return [m.span() for m in _WORD.finditer(text, start, end)]
+
+
+def _limited(text: str, start: int, end: int, origin: int, policy: ChunkPolicy) -> list[_Unit]:
+    """The unit ``[start, end)``, cut at word boundaries if over either unit limit."""
+    words = _word_spans(text, start, end)
+    max_words, max_chars = policy.max_unit_tokens, policy.char_limit
+    if len(words) <= max_words and end - start <= max_chars:
+        return [_Unit(start, end, len(words), origin)]
+    pieces: list[_Unit] = []
+    first = None  # index into ``words`` of the open piece
+    for k, (a, b) in enumerate(words):
+        if b - a > max_chars:  # a word alone too long: close, then slice it
+            if first is not None:
+                pieces.append(_Unit(words[first][0], words[k - 1][1], k - first, origin))
+                first = None
+            pieces.extend(_Unit(c, min(c + max_chars, b), 1, origin)
+                          for c in range(a, b, max_chars))
+            continue
+        if first is not None and (k - first + 1 > max_words or b - words[first][0] > max_chars):
+            pieces.append(_Unit(words[first][0], words[k - 1][1], k - first, origin))
+            first = None
+        if first is None:
+            first = k
+    if first is not None:
+        pieces.append(_Unit(words[first][0], words[-1][1], len(words) - first, origin))
+    return pieces
+
+
+def _sentences_at_spaces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Sentence spans of ``text[start:end]``, rejoined where a boundary falls inside a word.
+
+    A full stop needs no space after it in CJK text ("。"); the canonical policy
+    counts whitespace words, so it never cuts one.
     """
-    n = len(units)
-    acc = [0]
-    for u in units:
-        acc.append(acc[-1] + u.tokens)
-
-    def fits(i: int, j: int) -> bool:
-        head = units[i]
-        extra_t, extra_c = (head.prefix_tokens, len(head.prefix) + 1) if head.prefix else (0, 0)
-        return (acc[j + 1] - acc[i] + extra_t <= target
-                and units[j].end - head.start + extra_c <= max_chars)
-
-    ranges: list[tuple[int, int]] = []
-    i = 0
-    while i < n:
-        j = i
-        while j + 1 < n and units[j + 1].joinable and fits(i, j + 1):
-            j += 1
-        ranges.append((i, j))
-        if j == n - 1:
-            break
-        k = j + 1
-        while (k - 1 > i and units[k].joinable and acc[j + 1] - acc[k - 1] <= overlap
-               and fits(k - 1, j + 1)):
-            k -= 1
-        i = k
-    return ranges
-
-
-def build_units(text: str, spans: Sequence[tuple[int, int]], origins: Sequence[int],
-                policy: ChunkPolicy, count_tokens: TokenCounter) -> list[Unit]:
-    """Units for ``spans`` (counted in one batch); an over-long span becomes pieces.
-
-    A span over ``max_chars`` is cut anyway, so it is never tokenised whole.
-    """
-    limit, max_chars = policy.target_tokens, policy.max_chars
-    short = [k for k, (s, e) in enumerate(spans) if e - s <= max_chars]
-    counts = [limit + 1] * len(spans)
-    for k, n in zip(short, count_tokens([text[spans[k][0]:spans[k][1]] for k in short])):
-        counts[k] = n
-    long = [k for k, (s, e) in enumerate(spans) if counts[k] > limit or e - s > max_chars]
-    split = _split_long(text, [(spans[k], origins[k]) for k in long], policy, count_tokens)
-    pieces = {k: split[item] for item, k in enumerate(long) if item in split}
-    out: list[Unit] = []
-    for k, ((s, e), origin, n) in enumerate(zip(spans, origins, counts)):
-        out.extend(pieces.get(k) or [Unit(s, e, n, origin)])
-    return out
-
-
-def _split_long(text: str, items: Sequence[tuple[tuple[int, int], int]], policy: ChunkPolicy,
-                count_tokens: TokenCounter) -> dict[int, list[Unit]]:
-    """Cut over-long spans into pieces at word boundaries, packed greedily.
-
-    Words are first grouped into short runs (about ``target/8`` tokens) so the
-    token counter sees few, not hundreds of thousands of, strings; a run over
-    the target falls back to its words, a word over it to character slices.
-    """
-    if not items:
-        return {}
-    run_chars = max(1, min(policy.max_chars, policy.target_tokens // 2))
-    runs: list[_Piece] = []
-    for item, ((s, e), _) in enumerate(items):
-        runs.extend((a, b, item, glued)
-                    for a, b, glued in _runs(text, s, e, run_chars, policy.max_chars))
-    by_item: dict[int, list[Unit]] = {}
-    for start, end, item, glued, n in _refine(text, runs, policy.target_tokens, count_tokens):
-        by_item.setdefault(item, []).append(
-            Unit(start, end, n, items[item][1], joinable=not glued))
-    return {item: [Unit(ws[i].start, ws[j].end, sum(w.tokens for w in ws[i:j + 1]), ws[i].origin,
-                        joinable=ws[i].joinable)
-                   for i, j in pack(ws, policy.target_tokens, 0, policy.max_chars)]
-            for item, ws in by_item.items()}
-
-
-_Piece = tuple[int, int, int, bool]  # (start, end, item, glued to the piece before)
-
-
-def _runs(text: str, start: int, end: int, run_chars: int, max_chars: int
-          ) -> list[tuple[int, int, bool]]:
-    """Runs of whole words of at most ``run_chars`` (a longer word alone, cut at ``max_chars``)."""
-    out: list[tuple[int, int, bool]] = []
-    for m in _WORD.finditer(text, start, end):
-        a, b = m.span()
-        if out and b - out[-1][0] <= run_chars:
-            out[-1] = (out[-1][0], b, out[-1][2])
-        elif b - a <= max_chars:
-            out.append((a, b, False))
+    out: list[tuple[int, int]] = []
+    for a, b in split_sentences(text[start:end]):
+        if out and out[-1][1] == start + a:
+            out[-1] = (out[-1][0], start + b)
         else:
-            out.extend((c, min(c + max_chars, b), c > a) for c in range(a, b, max_chars))
+            out.append((start + a, start + b))
     return out
 
 
-def _refine(text: str, pieces: list[_Piece], target: int, count_tokens: TokenCounter
-            ) -> list[tuple[int, int, int, bool, int]]:
-    """Count pieces in one batch; re-cut any piece over ``target`` tokens until all fit.
-
-    A piece with whitespace is cut into its words; a single word into about
-    ``tokens / target`` equal character slices. Each round recounts in one batch.
-    """
-    counts = count_tokens([text[s:e] for s, e, _, _ in pieces])
-    done = [(*p, n) for p, n in zip(pieces, counts)]
-    while True:
-        cuts: dict[int, list[_Piece]] = {}
-        for k, (s, e, it, glued, n) in enumerate(done):
-            if n <= target or e - s < 2:
-                continue
-            words = [(a, b, glued and a == s) for a, b in
-                     (m.span() for m in _WORD.finditer(text, s, e))]
-            if len(words) < 2:
-                step = math.ceil((e - s) / min(e - s, max(2, math.ceil(n / target))))
-                words = [(a, min(a + step, e), glued or a > s) for a in range(s, e, step)]
-            cuts[k] = [(a, b, it, g) for a, b, g in words]
-        if not cuts:
-            return done
-        flat = [c for parts in cuts.values() for c in parts]
-        recount = iter(count_tokens([text[c[0]:c[1]] for c in flat]))
-        new: list[tuple[int, int, int, bool, int]] = []
-        for k, piece in enumerate(done):
-            if k in cuts:
-                new.extend((*c, next(recount)) for c in cuts[k])
-            else:
-                new.append(piece)
-        done = new
+def text_units(text: str, policy: ChunkPolicy) -> list[_Unit]:
+    """The units of plain text: paragraphs, or the sentences of a long paragraph."""
+    units: list[_Unit] = []
+    origin = 0
+    for p_start, p_end in paragraph_spans(text):
+        if len(text[p_start:p_end].split()) <= policy.max_unit_tokens:
+            spans = [(p_start, p_end)]
+        else:
+            spans = _sentences_at_spaces(text, p_start, p_end)
+        for s, e in spans:
+            units.extend(_limited(text, s, e, origin, policy))
+            origin += 1
+    return units
 
 
-def make_chunks(doc_id: str, pieces: Sequence[tuple[str, int, int, str, Mapping[str, Any]]],
-                tags: Sequence[str], metadata: Mapping[str, Any] | None,
-                count_tokens: TokenCounter) -> list[Chunk]:
-    """Chunks from ``(text, start, end, context, chunk_metadata)``; tokens counted in one batch.
-
-    The caller's ``metadata`` is the base; the chunker's own keys win on a clash.
-    """
-    counts = count_tokens([p[0] for p in pieces])
-    base = dict(metadata or {})
-    return [Chunk(doc_id=doc_id, chunk_index=i, text=body, context=ctx, tags=tuple(tags),
-                  metadata={**base, **meta}, tokens=n, start_offset=s, end_offset=e, kind="chunk")
-            for i, ((body, s, e, ctx, meta), n) in enumerate(zip(pieces, counts))]
+@dataclass(frozen=True)
+class _Packed:
+    text: str
+    start: int
+    end: int
+    first: int  # origin of the first unit
+    last: int  # origin of the last unit
+    overlap: int  # leading words carried from the previous chunk
 
 
-def _packed(text: str, units: list[Unit], policy: ChunkPolicy
-            ) -> list[tuple[int, int, int, int]]:
-    """``(start, end, first_origin, last_origin)`` of each canonical chunk."""
-    return [(units[i].start, units[j].end, units[i].origin, units[j].origin)
-            for i, j in pack(units, policy.target_tokens, policy.overlap_tokens, policy.max_chars)]
+def _pack(text: str, units: Sequence[_Unit], policy: ChunkPolicy) -> list[_Packed]:
+    """Greedy packing with a tail-word overlap (see the module docstring)."""
+    target, overlap, max_chars = policy.target_tokens, policy.overlap_tokens, policy.char_limit
+    out: list[_Packed] = []
+    parts: list[str] = []
+    tail: deque[tuple[int, int]] = deque(maxlen=overlap or 1)  # spans of the last words
+    words = length = carried = 0
+    start = first = last = end = -1
+
+    def close() -> None:
+        out.append(_Packed(" ".join(parts), start, end, first, last, carried))
+
+    for u in units:
+        body = text[u.start:u.end]
+        if parts and words + u.words <= target and length + 1 + len(body) <= max_chars:
+            parts.append(body)
+            words, length, last, end = words + u.words, length + 1 + len(body), u.origin, u.end
+        else:
+            carry: list[tuple[int, int]] = []
+            if parts:
+                close()
+                carry = list(tail) if overlap else []
+                size = sum(b - a + 1 for a, b in carry)  # each word and the space after it
+                while carry and size + len(body) > max_chars:
+                    a, b = carry.pop(0)
+                    size -= b - a + 1
+            parts = [" ".join(text[a:b] for a, b in carry)] if carry else []
+            parts.append(body)
+            carried, words = len(carry), len(carry) + u.words
+            length = len(" ".join(parts))
+            start = carry[0][0] if carry else u.start
+            first, last, end = u.origin, u.origin, u.end
+            tail.clear()
+            tail.extend(carry)
+        if overlap:
+            for m in _last_words(text, u.start, u.end, overlap):
+                tail.append(m)
+    if parts:
+        close()
+    return out
 
 
-def chunk_text(text: str, policy: ChunkPolicy, count_tokens: TokenCounter, *, doc_id: str = "",
-               context: str = "", tags: Sequence[str] = (),
-               metadata: Mapping[str, Any] | None = None) -> list[Chunk]:
-    """Canonical chunks of plain text; ``segment_start``/``segment_end`` are sentence indices."""
-    spans = split_sentences(text)
-    if not spans:
-        return []
-    units = build_units(text, spans, range(len(spans)), policy, count_tokens)
-    pieces = [(text[s:e], s, e, context, {"segment_start": a, "segment_end": b})
-              for s, e, a, b in _packed(text, units, policy)]
-    return make_chunks(doc_id, pieces, tags, metadata, count_tokens)
+def _last_words(text: str, start: int, end: int, n: int) -> list[tuple[int, int]]:
+    """Spans of the last ``n`` words of ``text[start:end]``, scanning from the end."""
+    spans: list[tuple[int, int]] = []
+    pos = end
+    while pos > start and len(spans) < n:
+        while pos > start and text[pos - 1].isspace():
+            pos -= 1
+        stop = pos
+        while pos > start and not text[pos - 1].isspace():
+            pos -= 1
+        if pos < stop:
+            spans.append((pos, stop))
+    spans.reverse()
+    return spans
 
 
-def chunk_segments(segments: Sequence[Segment], policy: ChunkPolicy, count_tokens: TokenCounter,
-                   *, doc_id: str = "", context: str = "", tags: Sequence[str] = (),
+def chunk_text(text: str, policy: ChunkPolicy, *, doc_id: str = "", context: str = "",
+               tags: Sequence[str] = (), metadata: Mapping[str, Any] | None = None) -> list[Chunk]:
+    """Canonical chunks of plain text; ``segment_start``/``segment_end`` are unit indices."""
+    packed = _pack(text, text_units(text, policy), policy)
+    pieces = [(p.text, p.start, p.end, context,
+               {"segment_start": p.first, "segment_end": p.last, "overlap_words": p.overlap})
+              for p in packed]
+    return make_chunks(doc_id, pieces, tags, metadata)
+
+
+def chunk_segments(segments: Sequence[Segment], policy: ChunkPolicy, *, doc_id: str = "",
+                   context: str = "", tags: Sequence[str] = (),
                    metadata: Mapping[str, Any] | None = None) -> list[Chunk]:
-    """Canonical chunks of timed segments, packed whole (a long one is cut, keeping its times).
+    """Canonical chunks of timed segments, each non-empty one a unit (a long one is cut).
 
     Segment texts are stripped and joined with one space; empty ones are skipped
     but keep their index. Offsets refer to the joined text.
     """
     parts: list[str] = []
-    spans: list[tuple[int, int]] = []
-    origins: list[int] = []
+    units: list[_Unit] = []
     pos = 0
     for index, seg in enumerate(segments):
         body = seg.text.strip()
@@ -243,15 +222,12 @@ def chunk_segments(segments: Sequence[Segment], policy: ChunkPolicy, count_token
         if parts:
             pos += 1
         parts.append(body)
-        spans.append((pos, pos + len(body)))
-        origins.append(index)
+        units.append(_Unit(pos, pos + len(body), 0, index))
         pos += len(body)
-    if not parts:
-        return []
     joined = " ".join(parts)
-    units = build_units(joined, spans, origins, policy, count_tokens)
-    pieces = [(joined[s:e], s, e, context,
-               {"segment_start": a, "segment_end": b,
-                "t_start": segments[a].t_start, "t_end": segments[b].t_end})
-              for s, e, a, b in _packed(joined, units, policy)]
-    return make_chunks(doc_id, pieces, tags, metadata, count_tokens)
+    limited = [piece for u in units for piece in _limited(joined, u.start, u.end, u.origin, policy)]
+    pieces = [(p.text, p.start, p.end, context,
+               {"segment_start": p.first, "segment_end": p.last, "overlap_words": p.overlap,
+                "t_start": segments[p.first].t_start, "t_end": segments[p.last].t_end})
+              for p in _pack(joined, limited, policy)]
+    return make_chunks(doc_id, pieces, tags, metadata)

@@ -1,8 +1,10 @@
 """The chunking entry points: ``chunk`` (the spec's canonical API) and ``chunk_document``.
 
 They pick the policy (``policy.chunker``: ``auto`` means Markdown for Markdown
-input, canonical otherwise), normalise the input (text or timed segments) and
-default the token counter to the embedding model's own tokenizer.
+input, canonical otherwise) and normalise the input (text or timed segments).
+Sizes count words; only a Markdown policy with ``counter = "model"`` counts
+with the embedding model's tokenizer (``count_tokens``, by default the bundled
+model's).
 """
 
 from __future__ import annotations
@@ -12,15 +14,21 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import InvalidDocumentError, UsageError
 from ..types import Chunk, ChunkPolicy, Document, Segment
-from .canonical import TokenCounter, chunk_segments, chunk_text
+from .canonical import chunk_segments, chunk_text
 from .markdown import chunk_markdown
+from .packing import TokenCounter, word_counts
 
 __all__ = ["chunk", "chunk_document"]
 
 FORMATS = ("text", "markdown", "segments")
 
 
-def _default_counter() -> TokenCounter:
+def _counter(policy: ChunkPolicy, model_counter: TokenCounter | None) -> TokenCounter:
+    """Words, or (``counter = "model"``) the given model counter or the bundled tokenizer."""
+    if policy.counter == "words":
+        return word_counts
+    if model_counter is not None:
+        return model_counter
     from ..embedding.tokenizer import count_tokens  # loads the tokenizer only when needed
 
     return count_tokens
@@ -60,9 +68,9 @@ def chunk(text_or_segments: str | Sequence[Segment] | Sequence[Mapping[str, Any]
     ``context`` is passed through to every chunk (for Markdown it is the title
     used when the document has no ``# `` heading, and each chunk's context is
     its heading path). ``metadata`` is merged under the chunker's own keys.
+    ``count_tokens`` is the model's counter, used only under ``counter = "model"``.
     """
     policy = policy or ChunkPolicy()
-    counter = count_tokens or _default_counter()
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     common = {"doc_id": doc_id, "tags": tuple(tags), "metadata": metadata}
@@ -71,8 +79,9 @@ def chunk(text_or_segments: str | Sequence[Segment] | Sequence[Mapping[str, Any]
             raise UsageError("format 'segments' needs a list of segments, not a string")
         markdown = policy.chunker == "markdown" or (policy.chunker == "auto" and fmt == "markdown")
         if markdown:
-            return chunk_markdown(text_or_segments, policy, counter, title=context, **common)
-        return chunk_text(text_or_segments, policy, counter, context=context, **common)
+            return chunk_markdown(text_or_segments, policy, _counter(policy, count_tokens),
+                                  title=context, **common)
+        return chunk_text(text_or_segments, policy, context=context, **common)
     if isinstance(text_or_segments, (bytes, bytearray, Mapping)) or not isinstance(
             text_or_segments, Iterable):
         raise UsageError("chunk() needs text (str) or a list of segments, "
@@ -82,7 +91,7 @@ def chunk(text_or_segments: str | Sequence[Segment] | Sequence[Mapping[str, Any]
     if policy.chunker == "markdown":
         raise UsageError("the markdown chunker needs text, not timed segments")
     segments = [_as_segment(item, i, doc_id) for i, item in enumerate(text_or_segments)]
-    return chunk_segments(segments, policy, counter, context=context, **common)
+    return chunk_segments(segments, policy, context=context, **common)
 
 
 def chunk_document(doc: Document, policy: ChunkPolicy | None = None,
@@ -100,12 +109,12 @@ def chunk_document(doc: Document, policy: ChunkPolicy | None = None,
             raise InvalidDocumentError(exc.reason, source=doc.source or doc.doc_id,
                                        field=exc.field) from None
     if doc.format == "prechunked":
-        return [whole_chunk(doc, count_tokens or _default_counter())]
+        return [whole_chunk(doc)]
     fmt = "markdown" if doc.format == "markdown" else "text"
     return chunk(doc.text, policy, fmt=fmt, **common)
 
 
-def whole_chunk(doc: Document, count_tokens: TokenCounter) -> Chunk:
+def whole_chunk(doc: Document) -> Chunk:
     """A document that is already one retrieval unit (a corpus record) as its only chunk.
 
     Its text is kept whole (no policy applies: the corpus fixed the boundaries)
@@ -114,6 +123,6 @@ def whole_chunk(doc: Document, count_tokens: TokenCounter) -> Chunk:
     if not doc.text.strip():
         raise InvalidDocumentError("empty text", source=doc.source or doc.doc_id, field="text")
     return Chunk(doc_id=doc.doc_id, chunk_index=0, text=doc.text, tags=doc.tags,
-                 metadata=doc.metadata, tokens=count_tokens([doc.text])[0], start_offset=0,
+                 metadata=doc.metadata, tokens=len(doc.text.split()), start_offset=0,
                  end_offset=len(doc.text), section_id=doc.section_id, parent_id=doc.parent_id,
                  kind=doc.kind)

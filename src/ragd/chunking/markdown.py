@@ -8,6 +8,11 @@ lists, tables), packed greedily. A block alone over the limit is cut at line
 boundaries (a table repeats its header and separator rows on each piece) or,
 for prose, by sentences. Headings inside fenced code are not headings.
 
+Sizes are counted by ``count_tokens``: whitespace words by default, or the
+embedding model's tokenizer when the policy says ``counter = "model"`` (to keep a
+document whole up to the model's input limit). A chunk's ``tokens`` field is
+its word count either way.
+
 Every chunk's ``context`` is its heading path, "Title > Section > Sub". Chunk
 text is the Markdown source and its offsets point into it, except that a
 table piece with a repeated header starts with that header (its offsets cover
@@ -21,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..types import Chunk, ChunkPolicy
-from .canonical import TokenCounter, Unit, build_units, make_chunks, pack, strip_span
+from .packing import TokenCounter, Unit, build_units, make_chunks, pack, strip_span
 from .sentences import split_sentences
 
 __all__ = ["chunk_markdown"]
@@ -92,7 +97,7 @@ class _Doc:
 
     def fits(self, lo: int, hi: int) -> bool:
         s, e = self.span(lo, hi)
-        return self.tokens(lo, hi) <= self.policy.target_tokens and e - s <= self.policy.max_chars
+        return self.tokens(lo, hi) <= self.policy.target_tokens and e - s <= self.policy.char_limit
 
     def empty(self, lo: int, hi: int) -> bool:
         s, e = self.span(lo, hi)
@@ -123,7 +128,7 @@ def chunk_markdown(text: str, policy: ChunkPolicy, count_tokens: TokenCounter, *
         _emit_whole(doc, 0, len(lines), root, 0, out)
     else:
         _split(doc, 0, len(lines), 1, root, 0, out)
-    return make_chunks(doc_id, out, tags, metadata, count_tokens)
+    return make_chunks(doc_id, out, tags, metadata)
 
 
 def _split(doc: _Doc, lo: int, hi: int, level: int, path: tuple[str, ...], depth: int,
@@ -197,7 +202,7 @@ def _pack_blocks(doc: _Doc, lo: int, hi: int, path: tuple[str, ...], depth: int,
         units.extend(_block_units(doc, a, b, index))
     policy = doc.policy
     context, meta = _meta(path, depth)
-    for i, j in pack(units, policy.target_tokens, 0, policy.max_chars):
+    for i, j in pack(units, policy.target_tokens, policy.char_limit):
         s, e, head = units[i].start, units[j].end, units[i].prefix
         body = doc.text[s:e]
         extra = {"table_header_repeated": True} if head else {}
@@ -245,7 +250,7 @@ def _block_units(doc: _Doc, lo: int, hi: int, index: int) -> list[Unit]:
 def _fits_with(doc: _Doc, tokens: int, chars: int, prefix: str, prefix_tokens: int) -> bool:
     policy = doc.policy
     return (tokens + prefix_tokens <= policy.target_tokens
-            and chars + len(prefix) + 1 <= policy.max_chars)
+            and chars + len(prefix) + 1 <= policy.char_limit)
 
 
 def _sentence_units(doc: _Doc, lo: int, hi: int, index: int) -> list[Unit]:

@@ -43,19 +43,12 @@ def chunk_record(c: Chunk) -> dict[str, Any]:
 
 
 def run_chunking(case: Case, suite: Suite) -> dict[str, Any]:
-    """``chunk(text_or_segments, policy)`` with the case's counter (toy words or WordPiece)."""
+    """``chunk(text_or_segments, policy)``; a ``counter = "model"`` policy counts WordPiece."""
     spec = case.spec
-    counter_name = spec.get("counter", "toy")
-    if counter_name == "toy":
-        counter = suite.embedder().count_tokens
-    elif counter_name == "wordpiece":
-        from ..embedding.tokenizer import count_tokens as counter
-    else:
-        raise UsageError(f"{case.name}: unknown counter {counter_name!r} (toy or wordpiece)")
     source = spec["segments"] if "segments" in spec else spec.get("text", "")
     chunks = chunk(source, _policy(spec, case.name), doc_id=spec.get("doc_id", "doc"),
                    context=spec.get("context", ""), tags=tuple(spec.get("tags", ())),
-                   metadata=spec.get("metadata"), count_tokens=counter, fmt=spec.get("format"))
+                   metadata=spec.get("metadata"), fmt=spec.get("format"))
     return {"chunks": [chunk_record(c) for c in chunks]}
 
 

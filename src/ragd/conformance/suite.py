@@ -20,15 +20,15 @@ from ..embedding.toy import ToyEmbedder
 from ..errors import UsageError
 from ..types import ChunkPolicy, Document, Segment
 
-SPEC_VERSION = "0.1"
-"""The canonical RAG spec version this ragd implements (``canonical-rag-spec.md``, draft v0.1)."""
+SPEC_VERSION = "0.2"
+"""The canonical RAG spec version this ragd implements (``canonical-rag-spec.md``, draft v0.2)."""
 
 CASE_KINDS: tuple[str, ...] = ("chunking", "fusion", "retrieval")
 GOLDEN_KINDS: tuple[str, ...] = ("chunking", "fusion", "retrieval", "ingest")
 
 
 def default_suite_dir() -> Path:
-    """The suite shipped with ragd for its spec version (``ragd/conformance/suites/v0.1``)."""
+    """The suite shipped with ragd for its spec version (``ragd/conformance/suites/v0.2``)."""
     return Path(str(resources.files("ragd.conformance") / "suites" / f"v{SPEC_VERSION}"))
 
 

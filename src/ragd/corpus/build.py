@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from ..chunking.cfr import CfrChunk, Section, chunk_section, parse_section
-from ..embedding.tokenizer import count_tokens
 from ..errors import InvalidDocumentError, UsageError
 from .ids import EAR_PARTS, normalize_id
 from .io import write_corpus
@@ -204,9 +203,7 @@ def parse_sections(inputs: Sequence[SectionInput]) -> list[tuple[SectionInput, S
 
 def section_records(inp: SectionInput, section: Section, ordinal: int) -> list[dict]:
     """The v1 records of one parsed section, in document order."""
-    chunks = chunk_section(section, ordinal=ordinal)
-    tokens = count_tokens([c.text for c in chunks])
-    return [_record(inp, c, n) for c, n in zip(chunks, tokens)]
+    return [_record(inp, c, len(c.text.split())) for c in chunk_section(section, ordinal=ordinal)]
 
 
 def _record(inp: SectionInput, c: CfrChunk, tokens: int) -> dict:
