@@ -38,14 +38,17 @@ def measure(spec: str) -> dict:
         f"[chunking]\ntarget_tokens = {target}\noverlap_tokens = {overlap}\n"
         f"max_unit_tokens = {unit}\n")
     env = {**os.environ, "RAGD_HOME": str(home / ".ragd")}
-    ragd = str(Path(sys.executable).with_name("ragd"))
     started = time.perf_counter()
-    run = subprocess.run([ragd, "eval", "beir", str(SCIFACT), "--modes", ",".join(MODES),
-                          "--out", str(home / "out"), "--json"], cwd=home, env=env,
-                         capture_output=True, text=True)
-    if run.returncode:
-        raise SystemExit(f"{spec}: ragd eval beir failed:\n{run.stderr}")
-    summary = json.loads(run.stdout)
+    done = home / "out" / "summary.json"
+    if done.exists():  # measured before (the store and runs are kept): read it back
+        summary = json.loads(done.read_text())
+    else:
+        run = subprocess.run([sys.executable, "-m", "ragd.cli", "eval", "beir", str(SCIFACT),
+                              "--modes", ",".join(MODES), "--out", str(home / "out"), "--json"],
+                             cwd=home, env=env, capture_output=True, text=True)
+        if run.returncode:
+            raise SystemExit(f"{spec}: ragd eval beir failed:\n{run.stderr}")
+        summary = json.loads(run.stdout)
     row = {"policy": spec, "seconds": round(time.perf_counter() - started, 1),
            **_chunk_stats(home / ".ragd")}
     for mode in MODES:
@@ -73,12 +76,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", action="append", help="TARGET/OVERLAP/MAX_UNIT (repeatable)")
     args = ap.parse_args()
-    rows = [measure(spec) for spec in (args.only or CANDIDATES)]
     out = RESULTS / "chunk_policy.json"
     old = json.loads(out.read_text()) if out.exists() else {"rows": []}
-    merged = {r["policy"]: r for r in old["rows"]} | {r["policy"]: r for r in rows}
-    out.write_text(json.dumps({"dataset": "scifact test", "rows": list(merged.values())},
-                              indent=2) + "\n")
+    merged = {r["policy"]: r for r in old["rows"]}
+    for spec in args.only or CANDIDATES:
+        merged[spec] = measure(spec)
+        out.write_text(json.dumps({"dataset": "scifact test", "rows": list(merged.values())},
+                                  indent=2) + "\n")
     print(f"{'policy':<12} {'chunks':>7} {'words':>6} {'>256':>6} "
           + " ".join(f"{m + ' nDCG@10':>16}" for m in MODES) + f" {'default R@100':>14}")
     for r in merged.values():

@@ -160,6 +160,7 @@ class TimedEmbedder:
     def __init__(self, inner: MiniLMEmbedder) -> None:
         self.inner = inner
         self.name, self.dims = inner.name, inner.dims
+        self.max_input_tokens = inner.max_input_tokens
         self.seconds = 0.0
         self.calls = 0
 

@@ -250,6 +250,7 @@ class PrecomputedQueryEmbedder:
 
     def __init__(self, name: str, dims: int, vectors: dict[str, np.ndarray]) -> None:
         self.name, self.dims, self._vectors = name, dims, vectors
+        self.max_input_tokens = 254
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._vectors[text]

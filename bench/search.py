@@ -215,6 +215,7 @@ class PrecomputedQueryEmbedder:
         self._vectors = vectors
         self.name = inner.name
         self.dims = inner.dims
+        self.max_input_tokens = inner.max_input_tokens
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._vectors[text]

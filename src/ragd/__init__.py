@@ -5,6 +5,11 @@ The canonical API of the spec (§2.2) and its types, re-exported; nothing else.
 
 __version__ = "0.1.0"
 
+import logging as _logging
+
+# A library logs; the application decides where it goes (no output unless configured).
+_logging.getLogger("ragd").addHandler(_logging.NullHandler())
+
 from .chunking import chunk
 from .collection import Collection, open_collection
 from .embedding import Embedder, make_embedder

@@ -1,7 +1,8 @@
-"""A collection handle: one store, one collection name, the embedder bound to it.
+"""A collection handle: one store, one collection name, the embedder and profile bound to it.
 
 This is the ``store`` argument of the canonical API (``index``, ``retrieve``):
-it knows where chunks live and how to embed queries for them.
+it knows where chunks live, how to embed queries for them, and which profile
+(chunking, citation scheme, retrieval plan) the collection was created with.
 """
 
 from __future__ import annotations
@@ -10,20 +11,34 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .embedding import DEFAULT_EMBEDDER, Embedder, make_embedder
-from .errors import EmbedModelMismatchError, UnknownCollectionError
+from .errors import ConfigError, EmbedModelMismatchError, ProfileMismatchError, \
+    UnknownCollectionError
+from .profiles import BUILTIN, Profile, load_profile
 from .stores import CollectionInfo, Store, open_store
+from .types import ChunkPolicy, Plan
 
 DEFAULT_COLLECTION = "default"
 
 
 @dataclass
 class Collection:
-    """A store's collection together with its embedder."""
+    """A store's collection together with its embedder and profile."""
 
     store: Store
     name: str
     embedder: Embedder
     info: CollectionInfo
+    profile: Profile
+
+    @property
+    def plan(self) -> Plan:
+        """The profile's retrieval plan (what ``retrieve(query, None, coll)`` uses)."""
+        return self.profile.plan()
+
+    @property
+    def chunk_policy(self) -> ChunkPolicy:
+        """The profile's chunk policy for this collection's embedder."""
+        return self.profile.chunk_policy(getattr(self.embedder, "max_input_tokens", None))
 
     def stats(self) -> dict[str, Any]:
         return self.store.stats(self.name)
@@ -39,15 +54,49 @@ def _check_match(info: CollectionInfo, embedder: Embedder) -> None:
             f"({info.embed_dims} dims), not {embedder.name} ({embedder.dims} dims)")
 
 
+def recorded_profile(info: CollectionInfo) -> dict[str, str]:
+    """The profile a collection was created with (``default`` for one created before
+    profiles existed: such collections keep working as ``default``)."""
+    found = info.config.get("profile")
+    if isinstance(found, Mapping) and found.get("name"):
+        return {k: str(v) for k, v in found.items()}
+    return {"name": "default", "source": BUILTIN}
+
+
+def _bound_profile(info: CollectionInfo, profile: Profile | str | None) -> Profile:
+    """The profile to use for an existing collection: the one it records, or the one asked
+    for, which must have the same name."""
+    recorded = recorded_profile(info)
+    if profile is not None:
+        given = load_profile(profile)
+        if given.name != recorded["name"]:
+            raise ProfileMismatchError(
+                f"collection {info.name!r} was created with profile {recorded['name']!r}, "
+                f"not {given.name!r}: use --profile {recorded['name']} (or leave it out), or "
+                "another collection")
+        return given
+    source = recorded.get("source", BUILTIN)
+    try:
+        return load_profile(recorded["name"] if source == BUILTIN else source)
+    except ConfigError as exc:
+        raise ConfigError(f"collection {info.name!r} was created with profile "
+                          f"{recorded['name']!r} ({source}), which cannot be loaded now: {exc}; "
+                          "pass --profile PATH") from None
+
+
 def open_collection(store: Store | str, name: str = DEFAULT_COLLECTION,
                     embedder: Embedder | str | dict | None = None, *, create: bool = False,
-                    config: Mapping[str, Any] | None = None) -> Collection:
+                    config: Mapping[str, Any] | None = None,
+                    profile: Profile | str | None = None) -> Collection:
     """Open ``name`` in ``store`` (a Store or a location).
 
     An existing collection rebuilds its own embedder from the spec it stored,
     unless ``embedder`` is given, in which case it must be the same model
-    (else EmbedModelMismatchError names both). A missing collection is created
-    when ``create`` is true (with ``embedder``, default ``minilm``), else
+    (else EmbedModelMismatchError names both); it is used under the profile it
+    was created with (``profile``, when given, must be that one, else
+    ProfileMismatchError names both). A missing collection is created when
+    ``create`` is true (with ``embedder``, default ``minilm``, and ``profile``,
+    default ``default``, recorded by name and content hash), else
     UnknownCollectionError.
     """
     if not isinstance(store, Store):
@@ -59,11 +108,14 @@ def open_collection(store: Store | str, name: str = DEFAULT_COLLECTION,
     except UnknownCollectionError:
         if not create:
             raise
+        chosen = load_profile(profile)
         embedder = embedder or make_embedder(DEFAULT_EMBEDDER)
-        settings = {**dict(config or {}), "embedder": embedder.spec()}
+        settings = {**dict(config or {}), "embedder": embedder.spec(),
+                    "profile": chosen.summary()}
         info = store.create_collection(name, embedder.name, embedder.dims, settings)
-        return Collection(store, name, embedder, info)
+        return Collection(store, name, embedder, info, _bound_profile(info, chosen))
+    bound = _bound_profile(info, profile)
     if embedder is None:
         embedder = make_embedder(dict(info.config.get("embedder") or {"kind": DEFAULT_EMBEDDER}))
     _check_match(info, embedder)
-    return Collection(store, name, embedder, info)
+    return Collection(store, name, embedder, info, bound)

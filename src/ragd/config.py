@@ -2,23 +2,27 @@
 
 ``ragd.toml`` is read from the current directory, else from the ragd home.
 The home is ``$RAGD_HOME`` or ``./.ragd``; the store defaults to the home.
+``profile`` names the profile of new collections (an existing one keeps its
+own); ``[chunking]`` and ``[retrieval]`` in ragd.toml, when present, override
+the profile's chunk policy and plan.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from .errors import ConfigError
+from .errors import ConfigError, UsageError
 from .types import ChunkPolicy
 
 CONFIG_FILENAME = "ragd.toml"
 DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
 
-_ENV = {"RAGD_STORE": "store", "RAGD_COLLECTION": "collection", "RAGD_EMBEDDER": "embedder"}
+_ENV = {"RAGD_STORE": "store", "RAGD_COLLECTION": "collection", "RAGD_EMBEDDER": "embedder",
+        "RAGD_PROFILE": "profile"}
 
 
 @dataclass(frozen=True)
@@ -30,10 +34,11 @@ class Settings:
     collection: str = "default"
     embedder: str = "minilm"
     max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES
-    chunking: ChunkPolicy = field(default_factory=ChunkPolicy)
-    k: int = 12
-    mode: str = "hybrid"
-    fusion: str = "rrf"
+    profile: str = ""
+    chunking: ChunkPolicy | None = None
+    k: int | None = None
+    mode: str | None = None
+    fusion: str | None = None
 
     @property
     def store_location(self) -> str:
@@ -52,6 +57,8 @@ def _from_toml(path: Path) -> dict[str, Any]:
         try:
             values["chunking"] = ChunkPolicy(**data["chunking"])
         except TypeError as exc:
+            raise ConfigError(f"{path}: [chunking]: {exc}") from exc
+        except UsageError as exc:
             raise ConfigError(f"{path}: [chunking]: {exc}") from exc
     for key in ("k", "mode", "fusion"):
         if key in data.get("retrieval", {}):

@@ -14,7 +14,6 @@ from .collection import open_collection
 from .ingest.loaders import LoadOptions
 from .ingest.pipeline import ingest
 from .retrieval import compress, retrieve
-from .retrieval.citations import citation
 from .types import Plan
 
 QUERIES = (
@@ -34,7 +33,9 @@ def run_demo(out: Console, err: Console) -> int:
     """Ingest the sample corpus into a fresh temporary store and print cited results."""
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ragd-demo-") as tmp:
-        coll = open_collection(Path(tmp) / "store", "demo", create=True)
+        # The ear profile: EAR passages are cited as 15 CFR sections; others by heading.
+        coll = open_collection(Path(tmp) / "store", "demo", create=True, profile="ear")
+        cite = coll.profile.scheme.cite
         out.print(f"[bold]ragd demo[/]: ingesting the sample corpus from {demo_corpus()}")
         report = ingest([demo_corpus()], coll, options=LoadOptions(exclude=("SOURCE.txt",)))
         out.print(f"{report.documents} documents ({report.new} new, {report.failed} failed), "
@@ -43,10 +44,10 @@ def run_demo(out: Console, err: Console) -> int:
         for query, plan in QUERIES:
             filters = f"  [dim](tags_any={list(plan.tags_any)})[/]" if plan.tags_any else ""
             out.print(f"[bold]search:[/] {escape(query)}{filters}")
-            results = retrieve(query, plan, coll)
+            results = retrieve(query, coll.profile.plan(k=plan.k, tags_any=plan.tags_any), coll)
             windows = compress(query, results, {"window": 0, "max_chars": 220})
             for c, w in zip(results, windows):
-                out.print(f"  {c.rank}. [cyan]{escape(citation(c))}[/] "
+                out.print(f"  {c.rank}. [cyan]{escape(cite(c, c.title))}[/] "
                           f"[dim]({escape(c.doc_id)} #{c.chunk_index}, score {c.score:.4f})[/]")
                 out.print(f"     {escape(' '.join(w['text'].split()))}")
             out.print()

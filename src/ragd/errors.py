@@ -59,9 +59,29 @@ class EmbedModelMismatchError(UsageError):
     """A collection is bound to one embedding model and was opened with another."""
 
 
+class ProfileMismatchError(UsageError):
+    """A collection was created with one profile and was opened with another."""
+
+
 class StoreError(RagdError):
     """The store failed at run time (I/O, locking, corrupt file, lost server)."""
 
 
+class VectorDBUnavailableError(StoreError):
+    """The store cannot be reached: a database server down, a file that cannot be opened."""
+
+
+class VectorDBWriteError(StoreError):
+    """A write to the store failed; the ingest job stops (documents already written stay)."""
+
+
+class RetrievalTimeoutError(RagdError):
+    """A retrieval took longer than the profile's ``timeout_seconds``."""
+
+
 class EmbedderError(RagdError):
     """An embedder failed at run time (model file, remote endpoint)."""
+
+
+class EmbeddingFailureError(EmbedderError):
+    """Embedding a document failed after every retry; the document is skipped."""

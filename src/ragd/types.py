@@ -16,11 +16,8 @@ from .errors import UsageError
 from .ids import chunk_id as _chunk_id
 
 Mode = Literal["vector", "lexical", "hybrid"]
-FusionMethod = Literal["rrf", "weighted"]
 
 MODES: tuple[str, ...] = ("vector", "lexical", "hybrid")
-FUSION_METHODS: tuple[str, ...] = ("rrf", "weighted")
-CHUNKERS: tuple[str, ...] = ("auto", "canonical", "markdown")
 
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -66,6 +63,7 @@ class ChunkPolicy:
     documents, else ``canonical``. ``counter = "model"`` makes the Markdown
     chunker count with the embedding model's tokenizer instead of words, where a
     model's input limit is what matters; the canonical policy always counts words.
+    ``options`` holds settings of the named chunker (checked by the chunker).
     """
 
     target_tokens: int = 200
@@ -74,8 +72,10 @@ class ChunkPolicy:
     chunker: str = "auto"
     max_unit_tokens: int = 240
     counter: str = "words"
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "options", _frozen_mapping(self.options))
         _positive_int("target_tokens", self.target_tokens, 1)
         _positive_int("overlap_tokens", self.overlap_tokens, 0)
         if self.overlap_tokens >= self.target_tokens:
@@ -84,8 +84,8 @@ class ChunkPolicy:
         if self.max_chars is not None:
             _positive_int("max_chars", self.max_chars, 1)
         _positive_int("max_unit_tokens", self.max_unit_tokens, 1)
-        if self.chunker not in CHUNKERS:
-            raise UsageError(f"unknown chunker {self.chunker!r}; choose one of {', '.join(CHUNKERS)}")
+        if not isinstance(self.chunker, str) or not self.chunker:
+            raise UsageError(f"chunker must be a name, got {self.chunker!r}")
         if self.counter not in COUNTERS:
             raise UsageError(f"unknown counter {self.counter!r}; choose one of {', '.join(COUNTERS)}")
         if self.counter == "model" and self.chunker == "canonical":
@@ -100,7 +100,8 @@ class ChunkPolicy:
     def as_dict(self) -> dict[str, Any]:
         return {"target_tokens": self.target_tokens, "overlap_tokens": self.overlap_tokens,
                 "max_chars": self.max_chars, "chunker": self.chunker,
-                "max_unit_tokens": self.max_unit_tokens, "counter": self.counter}
+                "max_unit_tokens": self.max_unit_tokens, "counter": self.counter,
+                **({"options": dict(self.options)} if self.options else {})}
 
 
 @dataclass(frozen=True)
@@ -282,9 +283,10 @@ class Plan:
     """What to retrieve: how many, from which candidate lists, fused how, filtered how.
 
     Defaults are the canonical spec's (§4): k 12, pool 50, hybrid, RRF k=60.
-    ``weights`` apply to ``weighted`` fusion (min-max normalised scores).
-    ``pin_sections``: chunks of a section the query names (``15 CFR 736.2(b)``)
-    rank first.
+    ``fusion`` names a registered fusion method; ``weights`` apply to
+    ``weighted`` fusion (min-max normalised scores). ``scheme`` names the
+    citation scheme whose section references in the query (``15 CFR 736.2(b)``)
+    pin that section's chunks first; empty: nothing is pinned.
     """
 
     k: int = 12
@@ -297,18 +299,17 @@ class Plan:
     tags_any: tuple[str, ...] = ()
     tags_all: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
-    pin_sections: bool = True
+    scheme: str = ""
 
     def __post_init__(self) -> None:
-        if self.k < 1:
-            raise UsageError(f"k must be >= 1, got {self.k}")
-        if self.pool < 1:
-            raise UsageError(f"pool must be >= 1, got {self.pool}")
+        _positive_int("k", self.k, 1)
+        _positive_int("pool", self.pool, 1)
         if self.mode not in MODES:
             raise UsageError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
-        if self.fusion not in FUSION_METHODS:
-            raise UsageError(
-                f"unknown fusion {self.fusion!r}; choose one of {', '.join(FUSION_METHODS)}")
+        if not isinstance(self.fusion, str) or not self.fusion:
+            raise UsageError(f"fusion must be a name, got {self.fusion!r}")
+        if not isinstance(self.scheme, str):
+            raise UsageError(f"scheme must be a name, got {self.scheme!r}")
         if self.rrf_k < 0:
             raise UsageError(f"rrf_k must be >= 0, got {self.rrf_k}")
         object.__setattr__(self, "pool", max(self.pool, self.k))

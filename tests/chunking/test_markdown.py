@@ -232,3 +232,45 @@ def test_model_counter_is_named_in_the_policy_and_never_implicit():
     huge = lambda texts: [10_000 for _ in texts]  # noqa: E731
     assert chunk(text, ChunkPolicy(target_tokens=20, overlap_tokens=0), fmt="markdown",
                  count_tokens=huge) == by_words
+
+
+def _md_policy(target, **options):
+    return ChunkPolicy(target_tokens=target, overlap_tokens=0, chunker="markdown",
+                       options=options)
+
+
+def test_heading_prefix_puts_the_section_header_in_front_of_every_piece():
+    text = ("# Book\n\n## Movement\n\n" + "\n\n".join(para(f"p{i}", 10) for i in range(4))
+            + "\n\n## Shooting\n\nShort section here.\n")
+    chunks = chunk(text, _md_policy(24, heading_prefix=True), fmt="markdown")
+    moves = [c for c in chunks if c.metadata["section"] == "Movement"]
+    assert len(moves) >= 2
+    # the first piece holds the heading itself (after the title, a heading-only preamble);
+    # every later one starts with it
+    assert moves[0].text.startswith("# Book\n\n## Movement\n\n")
+    assert all(c.text.startswith("## Movement\n\n") and c.metadata["heading_repeated"]
+               for c in moves[1:])
+    assert all(c.tokens <= 24 for c in chunks)  # room is kept for the header
+    assert not any(set(c.text.split()) <= {"#", "##", "Book", "Movement"} for c in chunks)
+    plain = chunk(text, _md_policy(24), fmt="markdown")
+    assert sum("## Movement" in c.text for c in plain) == 1
+
+
+def test_heading_context_off_keeps_the_path_in_metadata_only():
+    text = "# Book\n\n## Part\n\nSome text here.\n\n## Other\n\nMore text here.\n"
+    chunks = chunk(text, _md_policy(8, heading_context=False), fmt="markdown")
+    assert chunks and all(c.context == "" for c in chunks)
+    assert [c.metadata["heading_path"] for c in chunks] == ["Book > Part", "Book > Other"]
+    assert [c.metadata["section"] for c in chunks] == ["Part", "Other"]
+
+
+def test_structure_warnings_no_headings_and_skipped_levels():
+    from ragd.chunking import chunk_warnings
+    from ragd.types import Document
+
+    flat = Document(doc_id="f", text=" ".join(["word"] * 300), format="markdown")
+    assert chunk_warnings(flat, _md_policy(50)) == [
+        "no headings in a document that must be split: cut between paragraphs"]
+    assert chunk_warnings(flat, _md_policy(500)) == []  # it fits: nothing is ambiguous
+    skipped = Document(doc_id="s", text="# A\n\ntext\n\n#### D\n\nmore\n\n## B\n", format="markdown")
+    assert chunk_warnings(skipped, _md_policy(500)) == ["line 5: heading level skips from H1 to H4"]

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import shared
-from ragd.corpus.ids import (CANONICAL_PATTERN, SECTION_PATTERN, InvalidIdError, ancestors,
+from ragd.citing.cfr_ids import (CANONICAL_PATTERN, SECTION_PATTERN, InvalidIdError, ancestors,
                              cfr_citation, find_section_refs, is_canonical, is_canonical_section,
                              normalize_id, parent_of, part_of, section_of)
 from ragd.errors import UsageError

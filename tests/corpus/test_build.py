@@ -9,7 +9,7 @@ import pytest
 from helpers import shared
 from ragd.corpus.build import (BuildReport, build_corpus, build_records, default_source_ref,
                                read_sources)
-from ragd.corpus.ids import normalize_id, parent_of
+from ragd.citing.cfr_ids import normalize_id, parent_of
 from ragd.errors import InvalidDocumentError, UsageError
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from helpers import shared
 from ragd.corpus import RULES, check_record, validate_corpus, validate_records
-from ragd.corpus.ids import ancestors, is_container
+from ragd.citing.cfr_ids import ancestors, is_container
 from ragd.corpus.validate import BEYOND_CONTRACT, Violation
 
 FIXTURES = Path(__file__).parent / "fixtures"

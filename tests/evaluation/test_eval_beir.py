@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import subprocess
@@ -12,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from helpers import REPO, VOCABULARY
-from ragd.errors import RagdError
 from ragd.evaluation.beir import load_beir
 
 pytest.importorskip("pytrec_eval")
@@ -29,32 +27,13 @@ TOPICS = {
 
 
 def run_cli(argv: list[str]) -> int:
-    """``ragd`` in-process: through ragd.cli once it registers ``eval``, else the same parser
-    wiring (common --store/--collection parent) and error handling as ragd.cli.main."""
+    """``ragd`` in-process (argparse usage errors become their exit code)."""
     from ragd import cli
-    from ragd.cli_eval import add_eval_commands
 
-    parser = cli.build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    if "eval" in sub.choices:
-        try:
-            return cli.main(argv)
-        except SystemExit as exc:  # argparse usage errors
-            return int(exc.code or 0)
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--store")
-    common.add_argument("--collection")
-    parser = argparse.ArgumentParser(prog="ragd", parents=[common])
-    add_eval_commands(parser.add_subparsers(dest="command", required=True), common)
     try:
-        args = parser.parse_args(argv)
+        return cli.main(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    try:
-        return int(args.func(args) or 0)
-    except RagdError as exc:
-        print(f"ragd: error: {exc}", file=sys.stderr)
-        return exc.exit_code
 
 
 def make_beir(root: Path, gz: bool = False) -> Path:
@@ -126,7 +105,7 @@ def test_eval_beir_end_to_end(env, capsys):
     assert summary["modes"]["default"]["plan"]["pool"] == 50
     assert summary["modes"]["hybrid-rrf"]["plan"] == {
         "k": 200, "pool": 200, "mode": "hybrid", "fusion": "rrf", "rrf_k": 60,
-        "weights": {"vector": 0.5, "lexical": 0.5}, "pin_sections": True}
+        "weights": {"vector": 0.5, "lexical": 0.5}, "scheme": "heading"}
     for key in ("ragd_version", "embedder", "machine", "date", "store", "ingest", "gates"):
         assert key in summary
     metrics = summary["modes"]["hybrid-rrf"]["metrics"]

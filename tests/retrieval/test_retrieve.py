@@ -80,10 +80,15 @@ def test_fts_syntax_in_queries_is_literal(coll, query):
 
 
 @pytest.mark.parametrize("kwargs", [{"k": 0}, {"pool": 0}, {"mode": "semantic"},
-                                    {"fusion": "borda"}, {"rrf_k": -1}])
+                                    {"rrf_k": -1}, {"k": 2.5}, {"scheme": 3}])
 def test_bad_plans(kwargs):
     with pytest.raises(UsageError):
         Plan(**kwargs)
+
+
+def test_an_unknown_fusion_method_fails_before_any_search_naming_the_known_ones(coll):
+    with pytest.raises(UsageError, match="unknown fusion method 'borda'; known: rrf, weighted"):
+        retrieve("export", Plan(fusion="borda"), coll)
 
 
 def test_pool_is_at_least_k():

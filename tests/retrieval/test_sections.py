@@ -9,7 +9,9 @@ import pytest
 from helpers import shared
 from ragd import Plan, ingest, open_collection, retrieve
 from ragd.corpus import read_corpus
-from ragd.retrieval.citations import citation
+from ragd.citing import get_scheme
+
+citation = get_scheme("cfr").cite
 
 
 @pytest.fixture(scope="module")
@@ -18,9 +20,14 @@ def ear(tmp_path_factory):
 
     source = shared("ear-corpus", "ear-parts-736-746.v1.jsonl")
     toy = ToyEmbedder(["export", "license", "licence", "items", "foreign", "person"])
-    coll = open_collection(tmp_path_factory.mktemp("ear") / "store", "ear", toy, create=True)
+    coll = open_collection(tmp_path_factory.mktemp("ear") / "store", "ear", toy, create=True,
+                           profile="ear")
     ingest([source], coll)
     return coll, source
+
+
+def ear_plan(**kw):
+    return Plan(scheme="cfr", **kw)
 
 
 def test_100_sampled_sections_rank_first(ear):
@@ -29,7 +36,7 @@ def test_100_sampled_sections_rank_first(ear):
     sample = random.Random(20261122).sample(sections, 100)
     hits = 0
     for section in sample:
-        top = retrieve(f"15 CFR {section.removeprefix('EAR-')}", Plan(k=5), coll)[0]
+        top = retrieve(f"15 CFR {section.removeprefix('EAR-')}", ear_plan(k=5), coll)[0]
         hits += top.section_id == section
     assert hits >= 98
 
@@ -42,7 +49,7 @@ def test_100_sampled_sections_rank_first(ear):
 ])
 def test_named_section_forms(ear, query, section):
     coll, _ = ear
-    results = retrieve(query, Plan(k=5), coll)
+    results = retrieve(query, ear_plan(k=5), coll)
     assert results[0].section_id == section and results[0].pinned
     assert results[0].doc_id == section  # the section's own document leads
     assert citation(results[0]) == "15 CFR " + section.removeprefix("EAR-")
@@ -51,7 +58,25 @@ def test_named_section_forms(ear, query, section):
 
 def test_pinning_can_be_turned_off_and_respects_filters(ear):
     coll, _ = ear
-    off = retrieve("15 CFR 740.9", Plan(k=5, pin_sections=False), coll)
+    off = retrieve("15 CFR 740.9", Plan(k=5), coll)  # a plan without a citation scheme
     assert not any(c.pinned for c in off)
-    filtered = retrieve("15 CFR 740.9", Plan(k=5, metadata={"source_ref": "nope"}), coll)
+    filtered = retrieve("15 CFR 740.9", ear_plan(k=5, metadata={"source_ref": "nope"}), coll)
     assert filtered == []
+
+
+def test_the_collection_profile_plans_when_no_plan_is_given(ear):
+    coll, _ = ear
+    assert coll.profile.name == "ear" and coll.plan.scheme == "cfr"
+    top = retrieve("what does 15 CFR 740.9 allow", None, coll)[0]
+    assert top.pinned and top.section_id == "EAR-740.9"
+
+
+def test_the_default_profile_does_not_pin(tmp_path):
+    from ragd.embedding.toy import ToyEmbedder
+
+    source = shared("ear-corpus", "ear-parts-736-746.v1.jsonl")
+    toy = ToyEmbedder(["export", "license", "licence", "items", "foreign", "person"])
+    coll = open_collection(tmp_path / "store", "plain", toy, create=True, profile="default")
+    ingest([source], coll)
+    results = retrieve("15 CFR 740.9", None, coll)
+    assert coll.plan.scheme == "heading" and not any(c.pinned for c in results)

@@ -294,3 +294,24 @@ def test_lexical_terms_with_sql_and_query_syntax_match_only_words(coll):
         hits = coll.lexical_search("c", terms, 5)
         assert all(h.doc_id == "a" for h in hits), terms  # no operator reached the engine
     assert [h.doc_id for h in coll.lexical_search("c", ["' OR 1=1 --", "items"], 5)] == ["a"]
+
+
+def test_query_cache_lives_until_its_ttl_or_the_next_write(coll):
+    """The cache every process shares: a value is returned while younger than the caller's
+    time to live and no write happened to the collection since; another collection's
+    writes leave it alone."""
+    coll.create_collection("other", "test-model", 3, {})
+    coll.cache_put("c", "k1", '{"v": 1}', now=100.0)
+    assert coll.cache_get("c", "k1", max_age=10, now=105.0) == '{"v": 1}'
+    assert coll.cache_get("c", "k1", max_age=10, now=111.0) is None  # too old
+    assert coll.cache_get("c", "k2", max_age=10, now=105.0) is None  # never stored
+    assert coll.cache_get("other", "k1", max_age=10, now=105.0) is None  # per collection
+    write(coll, "d-other", ["x"], [unit(1, 0, 0)], collection="other")
+    assert coll.cache_get("c", "k1", max_age=10, now=105.0) == '{"v": 1}'
+    coll.cache_put("c", "k1", '{"v": 2}', now=106.0)  # a newer value replaces it
+    assert coll.cache_get("c", "k1", max_age=10, now=107.0) == '{"v": 2}'
+    write(coll, "d1", ["alpha"], [unit(1, 0, 0)])  # any write to the collection invalidates
+    assert coll.cache_get("c", "k1", max_age=10, now=107.0) is None
+    coll.cache_put("c", "k1", '{"v": 3}', now=108.0)
+    assert coll.delete_document("c", "d1")
+    assert coll.cache_get("c", "k1", max_age=10, now=108.0) is None

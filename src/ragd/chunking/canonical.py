@@ -29,8 +29,9 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ..types import Chunk, ChunkPolicy, Segment
-from .packing import make_chunks, strip_span
+from ..types import Chunk, ChunkPolicy, Document, Segment
+from .base import register_chunker
+from .packing import TokenCounter, make_chunks, strip_span
 from .sentences import split_sentences
 
 __all__ = ["chunk_segments", "chunk_text", "paragraph_spans", "text_units"]
@@ -231,3 +232,16 @@ def chunk_segments(segments: Sequence[Segment], policy: ChunkPolicy, *, doc_id: 
                 "t_start": segments[p.first].t_start, "t_end": segments[p.last].t_end})
               for p in _pack(joined, limited, policy)]
     return make_chunks(doc_id, pieces, tags, metadata)
+
+
+def _chunk_document(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter) -> list[Chunk]:
+    common = {"doc_id": doc.doc_id, "context": doc.title, "tags": doc.tags,
+              "metadata": doc.metadata}
+    if doc.segments is not None:
+        return chunk_segments(doc.segments, policy, **common)
+    return chunk_text(doc.text, policy, **common)
+
+
+register_chunker("canonical", _chunk_document, formats=("text", "markdown", "segments"),
+                 description="paragraphs or timed segments packed up to a word target, "
+                             "tail-word overlap")

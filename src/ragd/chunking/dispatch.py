@@ -1,26 +1,27 @@
 """The chunking entry points: ``chunk`` (the spec's canonical API) and ``chunk_document``.
 
-They pick the policy (``policy.chunker``: ``auto`` means Markdown for Markdown
-input, canonical otherwise) and normalise the input (text or timed segments).
-Sizes count words; only a Markdown policy with ``counter = "model"`` counts
-with the embedding model's tokenizer (``count_tokens``, by default the bundled
-model's).
+They look the policy's chunker up in the registry (``auto`` means ``markdown``
+for Markdown input and ``canonical`` otherwise) and normalise the input (text
+or timed segments). Sizes count words; only a policy with ``counter = "model"``
+counts with the embedding model's tokenizer (``count_tokens``, by default the
+bundled model's).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Real
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import InvalidDocumentError, UsageError
 from ..types import Chunk, ChunkPolicy, Document, Segment
-from .canonical import chunk_segments, chunk_text
-from .markdown import chunk_markdown
+from .base import CHUNKERS, ChunkerSpec, check_options
 from .packing import TokenCounter, word_counts
 
-__all__ = ["chunk", "chunk_document"]
+__all__ = ["chunk", "chunk_document", "chunk_warnings", "resolve_chunker"]
 
 FORMATS = ("text", "markdown", "segments")
+AUTO = {"markdown": "markdown", "text": "canonical", "segments": "canonical"}
 
 
 def _counter(policy: ChunkPolicy, model_counter: TokenCounter | None) -> TokenCounter:
@@ -32,6 +33,27 @@ def _counter(policy: ChunkPolicy, model_counter: TokenCounter | None) -> TokenCo
     from ..embedding.tokenizer import count_tokens  # loads the tokenizer only when needed
 
     return count_tokens
+
+
+def resolve_chunker(policy: ChunkPolicy, fmt: str) -> tuple[ChunkerSpec, ChunkPolicy]:
+    """The registered chunker for a document of format ``fmt`` under ``policy``, and the
+    policy it gets (under ``auto``, only the options that chunker takes)."""
+    if policy.chunker == "auto":
+        spec = CHUNKERS.get(AUTO.get(fmt, "canonical"))
+        known = {k for name in set(AUTO.values()) for k in CHUNKERS.get(name).options}
+        unknown = sorted(set(policy.options) - known)
+        if unknown:
+            raise UsageError(f"no chunker chosen by 'auto' takes the option {unknown[0]!r}")
+        mine = {k: v for k, v in policy.options.items() if k in spec.options}
+        if mine != dict(policy.options):
+            policy = replace(policy, options=mine)
+    else:
+        spec = CHUNKERS.get(policy.chunker)
+    if fmt not in spec.formats:
+        needs = "text" if "segments" not in spec.formats else " or ".join(sorted(spec.formats))
+        raise UsageError(f"the {spec.name} chunker reads {needs}, not {fmt}")
+    check_options(spec, policy.options)
+    return spec, policy
 
 
 def _as_segment(item: Any, index: int, source: str) -> Segment:
@@ -70,48 +92,60 @@ def chunk(text_or_segments: str | Sequence[Segment] | Sequence[Mapping[str, Any]
     its heading path). ``metadata`` is merged under the chunker's own keys.
     ``count_tokens`` is the model's counter, used only under ``counter = "model"``.
     """
-    policy = policy or ChunkPolicy()
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    common = {"doc_id": doc_id, "tags": tuple(tags), "metadata": metadata}
+    common = {"doc_id": doc_id, "title": context, "tags": tuple(tags),
+              "metadata": metadata or {}}
     if isinstance(text_or_segments, str):
         if fmt == "segments":
             raise UsageError("format 'segments' needs a list of segments, not a string")
-        markdown = policy.chunker == "markdown" or (policy.chunker == "auto" and fmt == "markdown")
-        if markdown:
-            return chunk_markdown(text_or_segments, policy, _counter(policy, count_tokens),
-                                  title=context, **common)
-        return chunk_text(text_or_segments, policy, context=context, **common)
-    if isinstance(text_or_segments, (bytes, bytearray, Mapping)) or not isinstance(
-            text_or_segments, Iterable):
-        raise UsageError("chunk() needs text (str) or a list of segments, "
-                         f"not {type(text_or_segments).__name__}")
-    if fmt not in (None, "segments"):
-        raise UsageError(f"format {fmt!r} needs a string, not a list of segments")
-    if policy.chunker == "markdown":
-        raise UsageError("the markdown chunker needs text, not timed segments")
-    segments = [_as_segment(item, i, doc_id) for i, item in enumerate(text_or_segments)]
-    return chunk_segments(segments, policy, context=context, **common)
+        doc = Document(text=text_or_segments, format=fmt or "text", **common)
+    else:
+        if isinstance(text_or_segments, (bytes, bytearray, Mapping)) or not isinstance(
+                text_or_segments, Iterable):
+            raise UsageError("chunk() needs text (str) or a list of segments, "
+                             f"not {type(text_or_segments).__name__}")
+        if fmt not in (None, "segments"):
+            raise UsageError(f"format {fmt!r} needs a string, not a list of segments")
+        segments = tuple(_as_segment(item, i, doc_id) for i, item in enumerate(text_or_segments))
+        doc = Document(format="segments", segments=segments, **common)
+    return _run(doc, policy or ChunkPolicy(), count_tokens)
+
+
+def _run(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter | None) -> list[Chunk]:
+    fmt = "segments" if doc.segments is not None else doc.format
+    spec, policy = resolve_chunker(policy, fmt if fmt in FORMATS else "text")
+    return spec.chunk(doc, policy, _counter(policy, count_tokens))
 
 
 def chunk_document(doc: Document, policy: ChunkPolicy | None = None,
                    count_tokens: TokenCounter | None = None) -> list[Chunk]:
     """Chunks of a loaded document, by its ``format`` (any format but markdown/segments is text)."""
-    common = {"doc_id": doc.doc_id, "context": doc.title, "tags": doc.tags,
-              "metadata": doc.metadata, "count_tokens": count_tokens}
     if doc.format == "segments" or doc.segments is not None:
         if doc.segments is None:
             raise InvalidDocumentError("format is 'segments' but the document has none",
                                        source=doc.source or doc.doc_id, field="segments")
         try:
-            return chunk(list(doc.segments), policy, fmt="segments", **common)
+            segments = tuple(_as_segment(s, i, doc.doc_id) for i, s in enumerate(doc.segments))
         except InvalidDocumentError as exc:
             raise InvalidDocumentError(exc.reason, source=doc.source or doc.doc_id,
                                        field=exc.field) from None
+        doc = replace(doc, segments=segments)
     if doc.format == "prechunked":
         return [whole_chunk(doc)]
-    fmt = "markdown" if doc.format == "markdown" else "text"
-    return chunk(doc.text, policy, fmt=fmt, **common)
+    return _run(doc, policy or ChunkPolicy(), count_tokens)
+
+
+def chunk_warnings(doc: Document, policy: ChunkPolicy | None = None,
+                   count_tokens: TokenCounter | None = None) -> list[str]:
+    """What the document's chunker finds ambiguous about its structure (never fatal)."""
+    if doc.format == "prechunked" or doc.segments is not None:
+        return []
+    policy = policy or ChunkPolicy()
+    spec, policy = resolve_chunker(policy, doc.format if doc.format in FORMATS else "text")
+    if spec.warnings is None:
+        return []
+    return spec.warnings(doc, policy, _counter(policy, count_tokens))
 
 
 def whole_chunk(doc: Document) -> Chunk:

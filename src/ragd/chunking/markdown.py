@@ -13,23 +13,27 @@ embedding model's tokenizer when the policy says ``counter = "model"`` (to keep 
 document whole up to the model's input limit). A chunk's ``tokens`` field is
 its word count either way.
 
-Every chunk's ``context`` is its heading path, "Title > Section > Sub". Chunk
-text is the Markdown source and its offsets point into it, except that a
-table piece with a repeated header starts with that header (its offsets cover
-only its own rows; ``metadata["table_header_repeated"]`` says so).
+Every chunk's ``context`` is its heading path, "Title > Section > Sub", and
+``metadata["section"]`` its own heading. Chunk text is the Markdown source and
+its offsets point into it, except that a table piece with a repeated header
+starts with that header, and (option ``heading_prefix``) a piece of a section
+that does not start with the section's heading starts with it (their offsets
+cover only their own source; ``metadata["table_header_repeated"]`` /
+``["heading_repeated"]`` say so).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
-from ..types import Chunk, ChunkPolicy
+from ..types import Chunk, ChunkPolicy, Document
+from .base import register_chunker
 from .packing import TokenCounter, Unit, build_units, make_chunks, pack, strip_span
 from .sentences import split_sentences
 
-__all__ = ["chunk_markdown"]
+__all__ = ["chunk_markdown", "structure_warnings"]
 
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
@@ -88,6 +92,8 @@ class _Doc:
     acc: list[int]
     policy: ChunkPolicy
     count_tokens: TokenCounter
+    heading_prefix: bool = False
+    heading_context: bool = True
 
     def span(self, lo: int, hi: int) -> tuple[int, int]:
         return strip_span(self.text, self.lines[lo].start, self.lines[hi - 1].end)
@@ -110,17 +116,31 @@ class _Doc:
 Piece = tuple[str, int, int, str, Mapping[str, Any]]
 
 
+def _scanned(text: str, policy: ChunkPolicy, count_tokens: TokenCounter) -> _Doc:
+    lines = _scan(text)
+    acc = [0]
+    for n in count_tokens([text[ln.start:ln.end] for ln in lines]):
+        acc.append(acc[-1] + n)
+    return _Doc(text, lines, acc, policy, count_tokens,
+                bool(policy.options.get("heading_prefix", False)),
+                bool(policy.options.get("heading_context", True)))
+
+
 def chunk_markdown(text: str, policy: ChunkPolicy, count_tokens: TokenCounter, *,
                    doc_id: str = "", title: str = "", tags: Sequence[str] = (),
                    metadata: Mapping[str, Any] | None = None) -> list[Chunk]:
     """Heading-aware chunks of Markdown ``text``; ``title`` is used when there is no ``# `` H1."""
     if not text.strip():
         return []
-    lines = _scan(text)
-    acc = [0]
-    for n in count_tokens([text[ln.start:ln.end] for ln in lines]):
-        acc.append(acc[-1] + n)
-    doc = _Doc(text, lines, acc, policy, count_tokens)
+    doc = _scanned(text, policy, count_tokens)
+    if not doc.heading_context:  # the heading path stays in metadata, not in what is embedded
+        return [replace(c, context="") for c in _chunks(doc, title, doc_id, tags, metadata)]
+    return _chunks(doc, title, doc_id, tags, metadata)
+
+
+def _chunks(doc: _Doc, title: str, doc_id: str, tags: Sequence[str],
+            metadata: Mapping[str, Any] | None) -> list[Chunk]:
+    lines = doc.lines
     h1 = next((ln.title for ln in lines if ln.level == 1 and ln.fence < 0 and ln.title), "")
     root = (h1 or title.strip(),)
     out: list[Piece] = []
@@ -162,7 +182,26 @@ def _split(doc: _Doc, lo: int, hi: int, level: int, path: tuple[str, ...], depth
 
 def _meta(path: tuple[str, ...], depth: int) -> tuple[str, dict[str, Any]]:
     context = " > ".join(p for p in path if p)
-    return context, {"heading_path": context, "heading_level": depth}
+    own = next((p for p in reversed(path) if p), "")
+    return context, {"heading_path": context, "heading_level": depth, "section": own}
+
+
+def structure_warnings(text: str, policy: ChunkPolicy, count_tokens: TokenCounter) -> list[str]:
+    """What is ambiguous about a document's structure: it must be split but has no
+    headings (cut by paragraphs instead), or a heading skips levels (``#`` then ``###``)."""
+    if not text.strip():
+        return []
+    doc = _scanned(text, policy, count_tokens)
+    headings = [(k, ln.level) for k, ln in enumerate(doc.lines) if ln.level and ln.fence < 0]
+    out: list[str] = []
+    if not doc.fits(0, len(doc.lines)) and not headings:
+        out.append("no headings in a document that must be split: cut between paragraphs")
+    previous = 0
+    for k, level in headings:
+        if previous and level > previous + 1:
+            out.append(f"line {k + 1}: heading level skips from H{previous} to H{level}")
+        previous = level
+    return out
 
 
 def _emit_whole(doc: _Doc, lo: int, hi: int, path: tuple[str, ...], depth: int,
@@ -196,17 +235,43 @@ def _blocks(doc: _Doc, lo: int, hi: int) -> list[tuple[int, int]]:
 
 def _pack_blocks(doc: _Doc, lo: int, hi: int, path: tuple[str, ...], depth: int,
                  out: list[Piece]) -> None:
-    """Pack the blocks of a heading-less part greedily, cutting only over-long blocks."""
+    """Pack the blocks of a heading-less part greedily, cutting only over-long blocks.
+
+    With ``heading_prefix`` every piece that does not start with the section's
+    heading gets it in front (room for it is kept in each piece), and a piece
+    holding nothing but headings is not emitted on its own.
+    """
     units: list[Unit] = []
     for index, (a, b) in enumerate(_blocks(doc, lo, hi)):
         units.extend(_block_units(doc, a, b, index))
     policy = doc.policy
     context, meta = _meta(path, depth)
-    for i, j in pack(units, policy.target_tokens, policy.char_limit):
+    heading = _heading_line(path, depth) if doc.heading_prefix else ""
+    room_t = doc.count_tokens([heading])[0] if heading else 0
+    room_c = len(heading) + 2 if heading else 0
+    target = max(1, policy.target_tokens - room_t)
+    limit = max(1, policy.char_limit - room_c)
+    for i, j in pack(units, target, limit):
         s, e, head = units[i].start, units[j].end, units[i].prefix
         body = doc.text[s:e]
+        if heading and _only_headings(body):
+            continue
         extra = {"table_header_repeated": True} if head else {}
-        out.append((f"{head}\n{body}" if head else body, s, e, context, {**meta, **extra}))
+        text = f"{head}\n{body}" if head else body
+        if heading and not _HEADING.fullmatch(body.lstrip().split("\n", 1)[0].rstrip("\r")):
+            text, extra = f"{heading}\n\n{text}", {**extra, "heading_repeated": True}
+        out.append((text, s, e, context, {**meta, **extra}))
+
+
+def _heading_line(path: tuple[str, ...], depth: int) -> str:
+    """The Markdown heading of the section at ``path`` (depth 0: the document's ``#``)."""
+    own = next((p for p in reversed(path) if p), "")
+    return f"{'#' * max(1, depth)} {own}" if own else ""
+
+
+def _only_headings(body: str) -> bool:
+    return all(not line.strip() or _HEADING.fullmatch(line.rstrip("\r"))
+               for line in body.split("\n"))
 
 
 def _block_units(doc: _Doc, lo: int, hi: int, index: int) -> list[Unit]:
@@ -258,3 +323,18 @@ def _sentence_units(doc: _Doc, lo: int, hi: int, index: int) -> list[Unit]:
     s, e = doc.span(lo, hi)
     spans = [(s + a, s + b) for a, b in split_sentences(doc.text[s:e])]
     return build_units(doc.text, spans, [index] * len(spans), doc.policy, doc.count_tokens)
+
+
+def _chunk_document(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter) -> list[Chunk]:
+    return chunk_markdown(doc.text, policy, count_tokens, doc_id=doc.doc_id, title=doc.title,
+                          tags=doc.tags, metadata=doc.metadata)
+
+
+def _warnings(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter) -> list[str]:
+    return structure_warnings(doc.text, policy, count_tokens)
+
+
+register_chunker("markdown", _chunk_document, formats=("text", "markdown"),
+                 options={"heading_prefix": bool, "heading_context": bool}, warnings=_warnings,
+                 description="whole up to the limit, else cut at headings (#, ##, ...), then "
+                             "between blocks; heading path as context")

@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .ids import (CANONICAL_PATTERN, SECTION_PATTERN, SUFFIX_PATTERN, InvalidIdError, ancestors,
+from ..citing.cfr_ids import (CANONICAL_PATTERN, SECTION_PATTERN, SUFFIX_PATTERN, InvalidIdError, ancestors,
                   cfr_citation, find_section_refs, is_canonical, is_canonical_section,
                   is_container, normalize_id, parent_of, part_of, section_of)
 from .io import UnsupportedSchemaVersionError, parse_line, read_corpus, write_corpus

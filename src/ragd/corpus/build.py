@@ -19,7 +19,7 @@ from typing import Iterable, Iterator, Sequence
 
 from ..chunking.cfr import CfrChunk, Section, chunk_section, parse_section
 from ..errors import InvalidDocumentError, UsageError
-from .ids import EAR_PARTS, normalize_id
+from ..citing.cfr_ids import EAR_PARTS, normalize_id
 from .io import write_corpus
 from .record import SCHEMA_VERSION
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping
 
-from .ids import CANONICAL_PATTERN, SECTION_PATTERN, SUFFIX_PATTERN, InvalidIdError, ancestors, \
+from ..citing.cfr_ids import CANONICAL_PATTERN, SECTION_PATTERN, SUFFIX_PATTERN, InvalidIdError, ancestors, \
     is_container, normalize_id
 
 SCHEMA_VERSION = "retrieval-corpus.v1"

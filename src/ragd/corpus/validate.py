@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from .ids import _parent  # parent_of without re-checking an id already known canonical
-from .ids import ancestors
+from ..citing.cfr_ids import _parent  # parent_of without re-checking an id already known canonical
+from ..citing.cfr_ids import ancestors
 from .io import LineError, Source, is_path, iter_lines, parse_line
 from .record import NO_PARENT, PARENT_CONTAINER, check_fields
 

@@ -28,6 +28,11 @@ class Embedder(Protocol):
         """Length of every vector."""
         ...
 
+    @property
+    def max_input_tokens(self) -> int:
+        """Tokens of a text the model reads (``count_tokens`` units); the rest is cut off."""
+        ...
+
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors for passages: float32 array of shape (len(texts), dims)."""
         ...

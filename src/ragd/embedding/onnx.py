@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import EmbedderError
 from .base import l2_normalize, register_embedder
-from .tokenizer import count_tokens, model_tokenizer
+from .tokenizer import MAX_SEQ_LENGTH, count_tokens, model_tokenizer
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -54,6 +54,8 @@ class MiniLMEmbedder:
 
     name = MODEL_NAME
     dims = DIMS
+    max_input_tokens = MAX_SEQ_LENGTH - 2  # [CLS] and [SEP] take two of the 256
+    version = f"onnx-int8-sha256:{MODEL_SHA256[:16]}"
 
     def __init__(self, batch_size: int = 32, threads: int | None = None) -> None:
         self.batch_size = int(batch_size)

@@ -141,6 +141,7 @@ class OpenAIEmbedder:
                 "openai embedder needs a model name (e.g. model = \"text-embedding-3-small\")")
         self.model = str(model)
         self.name = f"openai:{self.model}"
+        self.max_input_tokens = 8191  # the text-embedding-3 and ada-002 input limit
         self.base_url = _check_base_url(base_url or default_base_url())
         self._dims = None if dims is None else _positive("dims", dims, int, 1)
         self.batch_size = _positive("batch_size", batch_size, int, 1)

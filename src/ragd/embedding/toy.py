@@ -30,6 +30,7 @@ class ToyEmbedder:
         self.vocabulary = tuple(words)
         self._index = {w: i for i, w in enumerate(words)}
         self.dims = len(words)
+        self.max_input_tokens = 1_000_000  # bag of words: no input limit
         self.name = f"toy-bow-{sha256_hex(chr(31).join(words))[:12]}"
 
     def _vector(self, text: str) -> np.ndarray:

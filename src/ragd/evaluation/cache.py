@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from ..collection import Collection, open_collection
 from ..embedding import Embedder
@@ -48,7 +48,8 @@ class PreparedStore:
 
 def prepare_store(dataset: BeirDataset, embedder: Embedder, policy: ChunkPolicy, location: str,
                   collection: str = CACHE_COLLECTION,
-                  on_progress: Callable[[IngestReport], None] | None = None) -> PreparedStore:
+                  on_progress: Callable[[IngestReport], None] | None = None,
+                  profile: Any = None) -> PreparedStore:
     """Open (creating) ``collection`` at ``location`` and ingest the corpus into it.
 
     Unchanged documents are skipped by the pipeline; documents that fail to load (an
@@ -58,7 +59,7 @@ def prepare_store(dataset: BeirDataset, embedder: Embedder, policy: ChunkPolicy,
         Path(location).mkdir(parents=True, exist_ok=True)
     coll = open_collection(location, collection, embedder, create=True,
                            config={"source": "ragd eval beir", "dataset": dataset.name,
-                                   "corpus_sha256": dataset.corpus_sha256})
+                                   "corpus_sha256": dataset.corpus_sha256}, profile=profile)
     report = ingest([str(dataset.corpus_path)], coll, options=LoadOptions(), policy=policy,
                     on_progress=on_progress)
     return PreparedStore(coll, location, report)

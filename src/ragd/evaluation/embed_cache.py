@@ -45,6 +45,10 @@ class CachedEmbedder:
     def dims(self) -> int:
         return self.inner.dims
 
+    @property
+    def max_input_tokens(self) -> int:
+        return self.inner.max_input_tokens
+
     def spec(self) -> dict[str, Any]:
         return self.inner.spec()
 

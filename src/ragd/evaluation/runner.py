@@ -73,7 +73,7 @@ class ModeResult:
 
 def plan_dict(plan: Plan) -> dict[str, Any]:
     return {"k": plan.k, "pool": plan.pool, "mode": plan.mode, "fusion": plan.fusion,
-            "rrf_k": plan.rrf_k, "weights": dict(plan.weights), "pin_sections": plan.pin_sections}
+            "rrf_k": plan.rrf_k, "weights": dict(plan.weights), "scheme": plan.scheme}
 
 
 def plan_label(plan: Plan) -> str:

@@ -37,6 +37,15 @@ def declares_corpus(first_line: bytes) -> bool:
     return isinstance(version, str) and version.startswith(CORPUS_PREFIX)
 
 
+def declares_corpus_file(path: str | Path) -> bool:
+    """Whether a ``.jsonl``/``.jsonl.gz`` file's first record declares a retrieval-corpus
+    schema version."""
+    from .jsonl import first_line
+
+    name = str(path).lower()
+    return name.endswith((".jsonl", ".jsonl.gz")) and declares_corpus(first_line(str(path)))
+
+
 def record_to_document(record: dict[str, Any], source: str) -> Document:
     """One valid corpus record as a one-chunk document."""
     metadata = {k: v for k, v in record.items() if k not in _COLUMNS}

@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..collection import Collection
+from ..errors import StoreError, VectorDBWriteError
 from ..ids import canonical_json, sha256_hex
 from ..stores import DocumentRecord
 from ..types import Chunk
@@ -47,8 +48,14 @@ def write_documents(store: Collection,
             on_embedded(len(idx))
     offset = 0
     for record, chunks in items:
-        store.store.upsert_document(store.name, record, chunks,
-                                    vectors[offset:offset + len(chunks)])
+        try:
+            store.store.upsert_document(store.name, record, chunks,
+                                        vectors[offset:offset + len(chunks)])
+        except VectorDBWriteError:
+            raise
+        except StoreError as exc:
+            raise VectorDBWriteError(f"writing document {record.doc_id!r} failed: {exc}") \
+                from exc
         offset += len(chunks)
     return offset
 

@@ -15,7 +15,7 @@ from ..collection import Collection
 from ..stores import Hit, StoredChunk
 from ..text import query_terms
 from ..types import Candidate, Plan
-from .fusion import fuse
+from .fusion import FUSION, fuse
 from .query import validate_query
 from .sections import pin_sections
 
@@ -123,15 +123,17 @@ def retrieve(query: str, plan: Plan | None, store: Collection) -> list[Candidate
     """Ranked candidates for ``query`` from ``store`` (a collection handle) under ``plan``.
 
     Fusion and section pinning work on keys and scores; only the final ``k``
-    chunks are read from the store.
+    chunks are read from the store. Without a plan, the collection's profile plans.
     """
-    plan = plan or Plan()
+    plan = plan or store.plan
+    if plan.mode == "hybrid":
+        FUSION.get(plan.fusion)  # an unknown method fails before any search
     lists = {name: _skeletons(hits, name) for name, hits in hit_lists(query, plan, store).items()}
     if plan.mode == "hybrid":
         params = {"k": plan.rrf_k} if plan.fusion == "rrf" else {"weights": dict(plan.weights)}
         ranked = fuse(lists, plan.fusion, params)
     else:
         ranked = lists[plan.mode]
-    if plan.pin_sections:
+    if plan.scheme:
         ranked = pin_sections(query, ranked, plan, store, lambda keys: _fetch(store, keys))
     return _hydrate(ranked[:plan.k], store)

@@ -1,10 +1,11 @@
 """Citation by section: a query that names a section ranks that section's chunks first.
 
 A user who types "15 CFR 740.9" or "§ 744.21" wants that section, whatever
-the embedding thinks. The section references are parsed from the query
-(``ragd.corpus.ids.find_section_refs``), the store is asked for chunks whose
+the embedding thinks. The plan's citation scheme (a registered name) parses the
+section references from the query, the store is asked for chunks whose
 ``section_id`` is exactly one of them, and those come first, in the order the
 query named them: the section's own document, then by fused rank, then by key.
+A plan without a scheme, or a scheme that finds no reference, pins nothing.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..collection import Collection
-from ..corpus.ids import find_section_refs
+from ..citing import get_scheme
 from ..types import Candidate, Plan
 
 
@@ -23,7 +24,7 @@ def pin_sections(query: str, ranked: Sequence[Candidate], plan: Plan, store: Col
     ``make_candidates(keys)`` reads the pinned chunks (with content and section); those
     that were among the fused ones keep their scores, the others score 0 with no list ranks.
     """
-    refs = find_section_refs(query)
+    refs = get_scheme(plan.scheme).find_refs(query) if plan.scheme else []
     if not refs:
         return list(ranked)
     keys = store.store.find_sections(store.name, refs, plan.k, plan.filters)

@@ -149,4 +149,13 @@ class Store(Protocol):
 
     def stats(self, collection: str) -> dict[str, Any]: ...
 
+    def cache_get(self, collection: str, key: str, max_age: float, now: float) -> str | None:
+        """A cached value stored under ``key`` at most ``max_age`` seconds before ``now``
+        (epoch seconds) and since the collection's last write; else None."""
+        ...
+
+    def cache_put(self, collection: str, key: str, value: str, now: float) -> None:
+        """Cache ``value`` under ``key`` (any later write to the collection invalidates it)."""
+        ...
+
     def close(self) -> None: ...

@@ -66,6 +66,7 @@ A collection's ``config`` may set ``hnsw_m`` / ``hnsw_ef_construction`` too.
 
 from __future__ import annotations
 
+import logging
 import threading
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -78,9 +79,10 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
 from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ..errors import EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError
+from ..errors import (EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError,
+                      VectorDBUnavailableError)
 from ..types import Chunk, Filters
 from . import postgres_sql as Q
 from .base import (CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, checked_embeddings,
@@ -90,6 +92,8 @@ from .pg_copy import check_chunks, check_document
 from .pg_tsvector import TsVector, TsVectorDumper, TsVectorTooLarge, tsquery, tsvectors
 from .postgres_sql import (SCHEMA_VERSION, PgOptions, ServerInfo, message as _message,
                            migrate, parse_store_url, version_tuple as _version_tuple)
+
+log = logging.getLogger("ragd.store")
 
 __all__ = ["PgOptions", "PostgresStore", "SCHEMA_VERSION", "ServerInfo", "init_store",
            "migrate", "parse_store_url"]
@@ -132,6 +136,10 @@ class PostgresStore:
         try:
             with psycopg.connect(conninfo, autocommit=True) as conn:
                 self.server = migrate(conn, self.options.schema)
+        except psycopg.OperationalError as exc:
+            log.error("cannot open store %s: %s", self.url, _message(exc))
+            raise VectorDBUnavailableError(f"cannot open store {self.url}: {_message(exc)}") \
+                from exc
         except psycopg.Error as exc:
             raise StoreError(f"cannot open store {self.url}: {_message(exc)}") from exc
         self._iterative = _version_tuple(self.server.pgvector_version) >= (0, 8, 0)
@@ -174,6 +182,10 @@ class PostgresStore:
                 self._colls.clear()
             raise StoreError(f"store {self.url}: {_message(exc)} (was the collection dropped "
                              "by another process?)") from exc
+        except (psycopg.OperationalError, PoolTimeout) as exc:
+            log.error("store %s unavailable: %s", self.url, _message(exc))
+            raise VectorDBUnavailableError(f"store {self.url} is unavailable: "
+                                           f"{_message(exc)}") from exc
         except psycopg.Error as exc:
             raise StoreError(f"store {self.url}: {_message(exc)}") from exc
 
@@ -415,6 +427,30 @@ class PostgresStore:
                 conn.execute("UPDATE collections SET data_version = data_version + 1 "
                              "WHERE id = %s", (cid,))
         return found
+
+    # -- query cache -------------------------------------------------------------------------
+    def cache_get(self, collection: str, key: str, max_age: float, now: float) -> str | None:
+        cid = self._coll(collection).cid
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT q.value FROM query_cache q JOIN collections c ON c.id = q.collection_id "
+                "WHERE q.collection_id = %s AND q.key = %s AND q.data_version = c.data_version "
+                "AND q.created_at >= %s AND q.created_at <= %s",
+                (cid, key, now - max_age, now)).fetchone()
+        return row[0] if row else None
+
+    def cache_put(self, collection: str, key: str, value: str, now: float) -> None:
+        cid = self._coll(collection).cid
+        with self._conn() as conn:
+            version = conn.execute("SELECT data_version FROM collections WHERE id = %s",
+                                   (cid,)).fetchone()[0]
+            conn.execute("DELETE FROM query_cache WHERE collection_id = %s AND "
+                         "data_version < %s", (cid, version))
+            conn.execute(
+                "INSERT INTO query_cache (collection_id, key, data_version, created_at, value) "
+                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (collection_id, key) DO UPDATE SET "
+                "data_version = excluded.data_version, created_at = excluded.created_at, "
+                "value = excluded.value", (cid, key, version, now, value))
 
     def data_version(self, collection: str) -> int:
         """A counter bumped by every committed write to the collection."""

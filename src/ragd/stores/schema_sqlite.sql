@@ -1,4 +1,4 @@
--- ragd embedded store, schema version 2 (DESIGN §3). The lexical index is each
+-- ragd embedded store, schema version 3 (DESIGN §3). The lexical index is each
 -- chunk's analysed terms (chunks.terms: int64 term hashes + uint16 counts),
 -- turned into in-memory BM25 postings by the store (stores/lexical_index.py).
 CREATE TABLE IF NOT EXISTS ragd_meta (
@@ -64,3 +64,15 @@ CREATE TABLE IF NOT EXISTS chunk_tags (
 ) WITHOUT ROWID;
 
 CREATE INDEX IF NOT EXISTS chunk_tags_by_tag ON chunk_tags (collection_id, tag, chunk_rowid);
+
+-- A query cache shared by every process (schema version 3): an entry is valid while its
+-- collection's data_version is the one it was computed at and it is younger than the
+-- caller's time to live.
+CREATE TABLE IF NOT EXISTS query_cache (
+    collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    key           TEXT NOT NULL,
+    data_version  INTEGER NOT NULL,
+    created_at    REAL NOT NULL,
+    value         TEXT NOT NULL,
+    PRIMARY KEY (collection_id, key)
+);

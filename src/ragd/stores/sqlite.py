@@ -11,6 +11,7 @@ transaction: all its chunks or none.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -22,14 +23,16 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from ..analysis import pack_terms, query_analyze, term_hash
-from ..errors import EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError
+from ..errors import (EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError,
+                      VectorDBUnavailableError)
 from ..ids import canonical_json
 from ..types import Chunk, Filters, search_text
 from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, checked_embeddings
 from .lexical_index import DEFAULT_B, DEFAULT_K1, LexicalDelta, LexicalIndex
 from .vector_cache import Delta, VectorCache
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+log = logging.getLogger("ragd.store")
 _CHUNK_COLUMNS = ("c.doc_id, c.chunk_index, c.chunk_id, c.section_id, c.parent_id, c.kind, "
                   "c.context, c.text, c.tags, c.metadata, c.tokens, c.start_offset, "
                   "c.end_offset, c.page")
@@ -100,8 +103,9 @@ class SQLiteStore:
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.execute("PRAGMA busy_timeout=30000")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"cannot open store {self.path}: {exc}") from exc
+        except (sqlite3.DatabaseError, OSError) as exc:
+            log.error("cannot open store %s: %s", self.path, exc)
+            raise VectorDBUnavailableError(f"cannot open store {self.path}: {exc}") from exc
         self._lock = threading.RLock()
         self._caches: dict[int, VectorCache] = {}
         self._lexical: dict[int, LexicalIndex] = {}
@@ -141,6 +145,8 @@ class SQLiteStore:
                         self._conn.execute(statement)
             if version == 1:
                 self._migrate_1_to_2(tables)
+            if 1 <= version <= 2:
+                self._migrate_2_to_3()
             self._conn.execute("INSERT OR REPLACE INTO ragd_meta VALUES ('schema_version', ?)",
                                (str(SCHEMA_VERSION),))
             self._conn.execute("COMMIT")
@@ -160,6 +166,33 @@ class SQLiteStore:
             "UPDATE chunks SET terms = ? WHERE id = ?",
             [(pack_terms(search_text(ctx, text)), rowid)
              for rowid, ctx, text in rows])
+
+    def _migrate_2_to_3(self) -> None:
+        """v3 adds the query cache table."""
+        sql = (resources.files("ragd.stores") / "schema_sqlite.sql").read_text("utf-8")
+        create = sql[sql.index("CREATE TABLE IF NOT EXISTS query_cache"):]
+        self._conn.execute(create.split(";")[0])
+
+    # -- query cache -----------------------------------------------------------------
+    def cache_get(self, collection: str, key: str, max_age: float, now: float) -> str | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT q.value FROM query_cache q JOIN collections c ON c.id = q.collection_id "
+                "WHERE c.name = ? AND q.key = ? AND q.data_version = c.data_version "
+                "AND q.created_at >= ? AND q.created_at <= ?",
+                (collection, key, now - max_age, now)).fetchone()
+        return row[0] if row else None
+
+    def cache_put(self, collection: str, key: str, value: str, now: float) -> None:
+        with self._lock:
+            cid = self._cid(collection)
+            with self._transaction():
+                version = self._data_version(cid)
+                self._conn.execute("DELETE FROM query_cache WHERE collection_id = ? AND "
+                                   "data_version < ?", (cid, version))
+                self._conn.execute(
+                    "INSERT OR REPLACE INTO query_cache (collection_id, key, data_version, "
+                    "created_at, value) VALUES (?, ?, ?, ?, ?)", (cid, key, version, now, value))
 
     # -- collections -----------------------------------------------------------------
     def _collection_row(self, name: str) -> tuple:

@@ -17,10 +17,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .errors import UsageError
-
-out = Console(highlight=False, soft_wrap=True, emoji=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+from ..errors import UsageError
+from .common import err, out
 
 
 def _positive(text: str) -> int:
@@ -34,7 +32,7 @@ def _positive(text: str) -> int:
 
 
 def _modes(text: str) -> list[str]:
-    from .evaluation.modes import mode_names
+    from ..evaluation.modes import mode_names
 
     names = [m.strip() for m in text.split(",") if m.strip()]
     if not names:
@@ -46,9 +44,9 @@ def _modes(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def add_eval_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
+def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
     """Register ``ragd eval beir`` under the CLI's subparsers (``common``: --store/--collection)."""
-    from .evaluation.modes import DEFAULT_MODES, mode_names
+    from ..evaluation.modes import DEFAULT_MODES, mode_names
 
     group = subparsers.add_parser("eval", help="measure retrieval quality (BEIR datasets)")
     sub = group.add_subparsers(dest="eval_command", required=True, metavar="SUBCOMMAND")
@@ -87,7 +85,7 @@ def add_eval_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _table(results: list, title: str) -> Table:
-    from .evaluation.runner import plan_label
+    from ..evaluation.runner import plan_label
 
     names = list(results[0].metrics) if results else []
     table = Table(title=title)
@@ -108,15 +106,14 @@ def _table(results: list, title: str) -> Table:
 
 
 def cmd_eval_beir(args: argparse.Namespace) -> int:
-    from .config import load_settings
-    from .embedding import make_embedder
-    from .evaluation import metrics as M
-    from .evaluation.beir import load_beir
-    from .evaluation.cache import CACHE_COLLECTION, slug, cache_dir, policy_hash, prepare_store
-    from .evaluation.gates import check_gates, failed, parse_gates
-    from .evaluation.runner import (LATENCY_METRICS, EvalConfig, run_mode, summary,
+    from ..config import load_settings
+    from ..embedding import make_embedder
+    from ..evaluation import metrics as M
+    from ..evaluation.beir import load_beir
+    from ..evaluation.cache import CACHE_COLLECTION, slug, cache_dir, policy_hash, prepare_store
+    from ..evaluation.gates import check_gates, failed, parse_gates
+    from ..evaluation.runner import (LATENCY_METRICS, EvalConfig, run_mode, summary,
                                     write_outputs)
-    from .types import Plan
 
     # Everything that can be a usage mistake is checked before any work.
     config = EvalConfig(k=args.k, depth=args.depth, pool=args.pool,
@@ -125,23 +122,27 @@ def cmd_eval_beir(args: argparse.Namespace) -> int:
     gates = parse_gates(args.gate, args.modes, metric_names)
     M._pytrec_eval()
     if args.report:
-        from .evaluation.report import _pyplot
+        from ..evaluation.report import _pyplot
 
         _pyplot()
-    settings = load_settings({"embedder": args.embedder})
+    from ..profiles import load_profile
+
+    settings = load_settings({"embedder": args.embedder,
+                              "profile": getattr(args, "profile", None)})
+    profile = load_profile(settings.profile or None)
     dataset = load_beir(args.dir, args.split, args.limit_queries)
     embedder = make_embedder(settings.embedder)
-    policy = settings.chunking
-    if args.store:
+    policy = settings.chunking or profile.chunk_policy(embedder.max_input_tokens)
+    if getattr(args, "store", None):
         location = args.store
-        collection = args.collection or (f"beir-{slug(dataset.name)}-"
+        collection = getattr(args, "collection", None) or (f"beir-{slug(dataset.name)}-"
                                          f"{dataset.corpus_sha256[:8]}-{policy_hash(policy)}")
     else:
         location = args.cache or str(cache_dir(settings.home, dataset, embedder, policy))
-        collection = args.collection or CACHE_COLLECTION
+        collection = getattr(args, "collection", None) or CACHE_COLLECTION
     out_dir = Path(args.out) if args.out else Path("eval-results") / slug(dataset.name)
 
-    base = Plan(k=settings.k, mode=settings.mode, fusion=settings.fusion)
+    base = profile.plan(k=settings.k, mode=settings.mode, fusion=settings.fusion)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                   TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as progress:
@@ -152,7 +153,8 @@ def cmd_eval_beir(args: argparse.Namespace) -> int:
                 f"ingesting {dataset.name}: {report.documents} documents, "
                 f"{report.chunks} new chunks"))
 
-        prepared = prepare_store(dataset, embedder, policy, location, collection, ingested)
+        prepared = prepare_store(dataset, embedder, policy, location, collection, ingested,
+                                 profile=profile)
         coll = prepared.collection
         progress.remove_task(task)
         report = prepared.report
@@ -178,7 +180,7 @@ def cmd_eval_beir(args: argparse.Namespace) -> int:
     coll.close()
     paths = write_outputs(out_dir, dataset, results, data)
     if args.report:
-        from .evaluation.report import write_report
+        from ..evaluation.report import write_report
 
         paths["report"] = write_report(Path(args.report), data, results, dataset.qrels,
                                        gate_results)

@@ -11,11 +11,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rich.console import Console
 from rich.markup import escape
 
-out = Console(highlight=False, soft_wrap=True, emoji=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+from .common import out
 
 STORE_HELP = ("a store to run against: a directory, a .sqlite file or a postgresql:// URL; "
               "the run uses two fresh collections in it and drops them (default: two "
@@ -50,9 +48,9 @@ def print_run(report: Any) -> None:
 
 
 def cmd_conformance_run(args: argparse.Namespace) -> int:
-    from .conformance import load_suite, run_suite
+    from ..conformance import load_suite, run_suite
 
-    report = run_suite(load_suite(args.suite), args.store)
+    report = run_suite(load_suite(args.suite), getattr(args, "store", None))
     if args.json:
         out.print_json(data=report.as_dict())
     else:
@@ -61,10 +59,10 @@ def cmd_conformance_run(args: argparse.Namespace) -> int:
 
 
 def cmd_conformance_update(args: argparse.Namespace) -> int:
-    from .conformance import update_goldens
-    from .conformance.suite import default_suite_dir
+    from ..conformance import update_goldens
+    from ..conformance.suite import default_suite_dir
 
-    report, changes = update_goldens(args.suite, args.store)
+    report, changes = update_goldens(args.suite, getattr(args, "store", None))
     folder = args.suite or str(default_suite_dir())
     if args.json:
         out.print_json(data={"suite": folder, "store": report.store, "backend": report.backend,
@@ -86,7 +84,7 @@ def cmd_conformance_update(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_conformance_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
+def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
     """Register ``ragd conformance run|update`` under the CLI's subparsers."""
     group = subparsers.add_parser(
         "conformance", help="check a backend against the golden conformance suite",
@@ -99,7 +97,7 @@ def add_conformance_commands(subparsers: Any, common: argparse.ArgumentParser) -
             ("update", cmd_conformance_update,
              "rewrite the goldens from what the engine does now, and say what changed")):
         p = sub.add_parser(name, help=text, description=text)
-        p.add_argument("--store", help=STORE_HELP)
+        p.add_argument("--store", default=argparse.SUPPRESS, help=STORE_HELP)
         p.add_argument("--suite", metavar="DIR",
                        help="a suite folder (default: the suite bundled for this spec version)")
         p.add_argument("--json", action="store_true", help="print the outcome as JSON")

@@ -15,19 +15,18 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from .collection import open_collection
-from .config import load_settings
-from .corpus import ValidationReport, validate_corpus
-from .corpus.ids import EAR_PARTS
-from .corpus.build import build_corpus
-from .errors import UsageError
-from .ingest.corpus_v1 import export_corpus
-from .stores import open_store
+from .common import err, out, settings_of
+
+from ..collection import open_collection
+from ..corpus import ValidationReport, validate_corpus
+from ..citing.cfr_ids import EAR_PARTS
+from ..corpus.build import build_corpus
+from ..errors import UsageError
+from ..ingest.corpus_v1 import export_corpus
+from ..stores import open_store
 
 PROFILES = ("ear",)
 
-out = Console(highlight=False, soft_wrap=True, emoji=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def _max_errors(text: str) -> int:
@@ -93,11 +92,12 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    settings = load_settings({"store": args.store, "collection": args.collection})
+    settings = settings_of(args)
     location = settings.store_location
     if "://" not in location and not Path(location).exists():
         raise UsageError(f"no ragd store at {location}")
-    coll = open_collection(open_store(location), settings.collection)
+    coll = open_collection(open_store(location), settings.collection,
+                           profile=settings.profile or None)
     try:
         count = export_corpus(coll, Path(args.output))
     finally:
@@ -107,8 +107,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_corpus_commands(subparsers: Any, common_parent: argparse.ArgumentParser | None = None
-                        ) -> Any:
+def add_commands(subparsers: Any, common_parent: argparse.ArgumentParser | None = None
+                 ) -> Any:
     """Register ``corpus`` (and ``corpus validate``) on ``ragd``'s subparsers; returns the
     group's subparsers for further commands. ``common_parent`` (--store, --collection) is
     given to the group, for the commands that need a store; ``validate`` needs none."""
@@ -133,7 +133,8 @@ def add_corpus_commands(subparsers: Any, common_parent: argparse.ArgumentParser 
                     "retrieval-corpus.v1 file: one section document, subsection documents for "
                     "its lettered paragraphs, paragraph documents below. Byte-identical output "
                     "for the same input.")
-    p.add_argument("--profile", choices=PROFILES, default="ear", help="corpus profile (ear)")
+    p.add_argument("--profile", choices=PROFILES, default=argparse.SUPPRESS,
+                   help="corpus profile (ear, the only one that builds corpora)")
     p.add_argument("sources", nargs="+", metavar="SRC", help="eCFR Markdown/JSONL files or folders")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="corpus file to write")
     p.add_argument("--source-ref", help="provenance string (default: derived from the input hash)")

@@ -1,0 +1,13 @@
+"""Citation schemes: how a profile's documents are referred to and cited.
+
+A scheme finds the references a query names (``15 CFR 736.2(b)``), normalises
+an id, renders a passage's citation and says which stored field identifies a
+section. Profiles pick one by name; retrieval pins the chunks of the sections a
+query names only when the plan's scheme finds references. One module each.
+"""
+
+from .base import SCHEMES, CitationScheme, get_scheme, register_scheme
+from . import cfr as _cfr  # noqa: F401  (registers "cfr")
+from . import heading as _heading  # noqa: F401  (registers "heading")
+
+__all__ = ["SCHEMES", "CitationScheme", "get_scheme", "register_scheme"]

@@ -1,0 +1,139 @@
+"""Calibrate a profile's relevance threshold on labelled questions.
+
+Thresholds are model-specific: a cosine of 0.6 means one thing under
+text-embedding-3-small and another under all-MiniLM-L6-v2. Given questions
+labelled answerable (optionally with the document that answers them) or not,
+``sweep`` decides each question at every candidate threshold with the
+profile's own rule and counts correct accepts (answerable, evidence meets the
+threshold, and the expected document is among the kept chunks) and correct
+rejects (unanswerable, evidence below it). The best threshold maximises
+balanced accuracy; among equals, the middle of the widest run of them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..collection import Collection
+from ..errors import InvalidDocumentError
+from ..retrieval.retrieve import retrieve
+from ..retrieval.threshold import by_relevance, judge
+
+
+@dataclass(frozen=True)
+class Labelled:
+    id: str
+    question: str
+    answerable: bool
+    expected_doc: str | None = None
+
+
+@dataclass(frozen=True)
+class Row:
+    threshold: float
+    correct_accept: int
+    answerable: int
+    correct_reject: int
+    unanswerable: int
+
+    @property
+    def balanced(self) -> float:
+        a = self.correct_accept / self.answerable if self.answerable else 1.0
+        r = self.correct_reject / self.unanswerable if self.unanswerable else 1.0
+        return (a + r) / 2
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"threshold": self.threshold, "correct_accept": self.correct_accept,
+                "answerable": self.answerable, "correct_reject": self.correct_reject,
+                "unanswerable": self.unanswerable, "balanced_accuracy": round(self.balanced, 4)}
+
+
+def load_labelled(path: str | Path) -> list[Labelled]:
+    """``{"id", "question", "answerable", "expected_doc"?}`` per line; errors name the line."""
+    out: list[Labelled] = []
+    seen: set[str] = set()
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise InvalidDocumentError(f"not JSON: {exc}", source=str(path),
+                                           line=number) from None
+            if not isinstance(row, dict):
+                raise InvalidDocumentError("a line must be a JSON object", source=str(path),
+                                           line=number)
+            for key, kind in (("id", str), ("question", str), ("answerable", bool)):
+                if not isinstance(row.get(key), kind):
+                    raise InvalidDocumentError(f"needs {key!r} ({kind.__name__})",
+                                               source=str(path), line=number, field=key)
+            expected = row.get("expected_doc")
+            if expected is not None and not isinstance(expected, str):
+                raise InvalidDocumentError("must be a string", source=str(path), line=number,
+                                           field="expected_doc")
+            if row["id"] in seen:
+                raise InvalidDocumentError(f"duplicate id {row['id']!r}", source=str(path),
+                                           line=number, field="id")
+            seen.add(row["id"])
+            out.append(Labelled(row["id"], row["question"], row["answerable"], expected))
+    if not out:
+        raise InvalidDocumentError("no questions", source=str(path))
+    return out
+
+
+Scored = list[tuple[str, float]]  # (doc_id, relevance) best first
+
+
+def score_questions(coll: Collection, questions: Sequence[Labelled]) -> list[Scored]:
+    """Each question's retrieved chunks under the collection's profile, by relevance."""
+    kind = coll.profile.retrieval["relevance"]
+    plan = coll.plan
+    return [[(c.doc_id, s) for c, s in by_relevance(retrieve(q.question, plan, coll), kind)]
+            for q in questions]
+
+
+def _matches(doc_id: str, expected: str) -> bool:
+    return doc_id == expected or doc_id.endswith("/" + expected)
+
+
+def sweep(questions: Sequence[Labelled], scored: Sequence[Scored], limit: int, rule: str,
+          thresholds: Sequence[float]) -> list[Row]:
+    """One row per threshold: how many questions each decision gets right."""
+    answerable = sum(q.answerable for q in questions)
+    rows = []
+    for t in thresholds:
+        accept = reject = 0
+        for q, ranked in zip(questions, scored):
+            verdict = judge([s for _, s in ranked], t, limit, rule)
+            if q.answerable:
+                kept = [d for d, _ in ranked[:verdict.kept]]
+                if verdict.meets and (q.expected_doc is None
+                                      or any(_matches(d, q.expected_doc) for d in kept)):
+                    accept += 1
+            elif not verdict.meets:
+                reject += 1
+        rows.append(Row(round(t, 4), accept, answerable, reject, len(questions) - answerable))
+    return rows
+
+
+def best(rows: Sequence[Row]) -> Row:
+    """The row of highest balanced accuracy; among equals, the middle of the longest run."""
+    top = max(r.balanced for r in rows)
+    runs: list[list[Row]] = []
+    for r in rows:
+        if r.balanced == top:
+            if runs and runs[-1][-1] is rows[rows.index(r) - 1]:
+                runs[-1].append(r)
+            else:
+                runs.append([r])
+    widest = max(runs, key=len)
+    return widest[(len(widest) - 1) // 2]
+
+
+def thresholds(step: float = 0.01) -> list[float]:
+    n = int(round(1 / step))
+    return [round(i * step, 4) for i in range(n + 1)]

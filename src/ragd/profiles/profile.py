@@ -1,0 +1,278 @@
+"""Profiles as data: one TOML file per contract, merged over the defaults, checked on load.
+
+A profile names, by registered name, its chunker and chunk policy, the metadata
+its documents must carry, its citation scheme and its retrieval plan
+(thresholds, cache, timeout), and how the CLI presents results. ``default.toml``
+holds every key's default; any other profile (built in, or a file passed as
+``--profile ./mine.toml``) is merged over it (or over the profile it
+``extends``). The resolved data has a content hash that a collection records.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from ..citing import SCHEMES, CitationScheme
+from ..chunking import CHUNKERS
+from ..chunking.base import check_options
+from ..chunking.dispatch import AUTO
+from ..errors import ConfigError, RagdError
+from ..ids import canonical_json, sha256_hex
+from ..types import COUNTERS, MODES, ChunkPolicy, Plan
+from . import schema as S
+
+BUILTIN = "builtin"
+
+
+def _fusion_names() -> tuple[str, ...]:
+    from ..retrieval.fusion import FUSION  # the retrieval package imports collections
+
+    return FUSION.names()
+
+
+METADATA_TYPES = ("string", "date", "integer", "number", "boolean")
+RELEVANCE = ("fused", "cosine")
+THRESHOLD_RULES = ("none", "mean-of-qualifying", "top")
+
+SCHEMA: dict[str, Any] = {
+    "name": S.Key(S.string(nonempty=True), "the profile's name"),
+    "description": S.Key(S.string(), "what it is for"),
+    "extends": S.Key(S.string(nonempty=True), "the profile this one is merged over"),
+    "ingest": {
+        "include": S.Key(S.list_of(S.string()), "only files matching these globs"),
+        "exclude": S.Key(S.list_of(S.string()), "skip files matching these globs"),
+        "metadata": S.AnyTable({
+            "required": S.Key(S.boolean(), "a document without it is rejected"),
+            "type": S.Key(S.choice(*METADATA_TYPES), "the value's type"),
+            "enum": S.Key(S.list_of(S.scalar()), "the allowed values"),
+        }, "rules for each metadata field, by name"),
+        "embedding_retries": S.Key(S.integer(1, 10), "tries of a failed embedding call"),
+        "record_embedder": S.Key(S.boolean(), "store the embedding model in chunk metadata"),
+    },
+    "chunking": {
+        "chunker": S.Key(S.registered(CHUNKERS.names, ("auto",)), "a registered chunker"),
+        "target_tokens": S.Key(S.either(S.integer(1), S.choice("embedder")),
+                               "size a chunk aims for; 'embedder': the model's input limit"),
+        "overlap_tokens": S.Key(S.integer(0), "words the next chunk repeats"),
+        "max_unit_tokens": S.Key(S.integer(1), "longest paragraph kept as one unit"),
+        "max_chars": S.Key(S.either(S.integer(1), S.choice("none")), "hard ceiling"),
+        "counter": S.Key(S.choice(*COUNTERS), "what sizes count"),
+        "options": S.Key(S.table(), "the chunker's own settings"),
+    },
+    "citation": {
+        "scheme": S.Key(S.registered(SCHEMES.names), "a registered citation scheme"),
+    },
+    "retrieval": {
+        "k": S.Key(S.integer(1, 1000), "results returned"),
+        "pool": S.Key(S.integer(1, 10000), "candidates per list"),
+        "mode": S.Key(S.choice(*MODES), "vector, lexical or hybrid"),
+        "fusion": S.Key(S.registered(_fusion_names), "a registered fusion method"),
+        "rrf_k": S.Key(S.integer(0), "RRF constant"),
+        "weights": {"vector": S.Key(S.number(0)), "lexical": S.Key(S.number(0))},
+        "relevance": S.Key(S.choice(*RELEVANCE), "the score thresholds apply to"),
+        "min_relevance": S.Key(S.number(0, 1), "threshold on relevance"),
+        "threshold_rule": S.Key(S.choice(*THRESHOLD_RULES), "how the threshold decides"),
+        "cache_ttl_seconds": S.Key(S.number(0), "query cache lifetime; 0: off"),
+        "timeout_seconds": S.Key(S.number(0), "retrieval deadline; 0: none"),
+        "max_query_chars": S.Key(S.integer(1), "longer queries are refused"),
+    },
+    "calibration": {
+        "model": S.Key(S.string(), "the embedding model the thresholds belong to"),
+        "reference": S.Key(S.string(), "where the thresholds came from"),
+    },
+    "output": {
+        "search": S.Key(S.choice("results", "rag-context"), "what search prints"),
+        "ingest": S.Key(S.choice("report", "ingestion-result"), "what ingest prints"),
+    },
+}
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, dict):
+        return MappingProxyType({k: _frozen(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready copy (tables to dicts, tuples to lists, dates to ISO strings)."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
+        return value.isoformat()
+    return value
+
+
+def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """``over`` merged into ``base``: tables recursively, anything else replaced."""
+    out = {k: _plain(v) if isinstance(v, Mapping) else v for k, v in base.items()}
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = _plain(value) if isinstance(value, (Mapping, list, tuple)) else value
+    return out
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A resolved profile: every setting, where it came from, and its content hash."""
+
+    name: str
+    source: str
+    data: Mapping[str, Any]
+    content_hash: str
+
+    @property
+    def description(self) -> str:
+        return str(self.data.get("description", ""))
+
+    @property
+    def retrieval(self) -> Mapping[str, Any]:
+        return self.data["retrieval"]
+
+    @property
+    def ingest(self) -> Mapping[str, Any]:
+        return self.data["ingest"]
+
+    @property
+    def output(self) -> Mapping[str, Any]:
+        return self.data["output"]
+
+    @property
+    def scheme(self) -> CitationScheme:
+        return SCHEMES.get(self.data["citation"]["scheme"])
+
+    @property
+    def calibrated_for(self) -> str:
+        return str(self.data["calibration"].get("model", ""))
+
+    def chunk_policy(self, max_input_tokens: int | None = None) -> ChunkPolicy:
+        """The chunk policy; ``target_tokens = "embedder"`` needs the model's input limit."""
+        c = self.data["chunking"]
+        target = c["target_tokens"]
+        if target == "embedder":
+            if max_input_tokens is None:
+                raise ConfigError(f"profile {self.name!r}: target_tokens 'embedder' needs the "
+                                  "collection's embedder")
+            target = max(1, int(max_input_tokens))
+        return ChunkPolicy(target_tokens=target, overlap_tokens=c["overlap_tokens"],
+                           max_chars=None if c["max_chars"] == "none" else c["max_chars"],
+                           chunker=c["chunker"], max_unit_tokens=c["max_unit_tokens"],
+                           counter=c["counter"], options=dict(c["options"]))
+
+    def plan(self, **overrides: Any) -> Plan:
+        """The retrieval plan (k, pool, mode, fusion, weights, scheme), with overrides."""
+        r = self.retrieval
+        values = {"k": r["k"], "pool": r["pool"], "mode": r["mode"], "fusion": r["fusion"],
+                  "rrf_k": r["rrf_k"], "weights": dict(r["weights"]),
+                  "scheme": self.data["citation"]["scheme"]}
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return Plan(**values)
+
+    def as_dict(self) -> dict[str, Any]:
+        return _plain(self.data)
+
+    def summary(self) -> dict[str, str]:
+        """What a collection records about the profile it was created with."""
+        return {"name": self.name, "hash": self.content_hash, "source": self.source}
+
+
+def builtin_dir() -> Path:
+    return Path(str(resources.files("ragd.profiles")))
+
+
+def builtin_names() -> tuple[str, ...]:
+    return tuple(sorted(p.stem for p in builtin_dir().glob("*.toml")))
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"no profile file {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the profile: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _locate(spec: str) -> tuple[Path, str]:
+    """(file, source) of a built-in name or a path."""
+    if spec in builtin_names():
+        return builtin_dir() / f"{spec}.toml", BUILTIN
+    if "/" in spec or "\\" in spec or spec.endswith(".toml") or Path(spec).is_file():
+        path = Path(spec).expanduser()
+        return path, str(path.resolve())
+    raise ConfigError(f"unknown profile {spec!r}; built in: {', '.join(builtin_names())} "
+                      "(or a path to a .toml file)")
+
+
+def load_profile(spec: "str | Path | Profile | None" = None, *, _seen: tuple[str, ...] = ()
+                 ) -> Profile:
+    """A profile by built-in name or file path, merged over its base and checked."""
+    if isinstance(spec, Profile):
+        return spec
+    spec = "default" if spec is None or spec == "" else str(spec)
+    path, source = _locate(spec)
+    where = str(path)
+    raw = _read(path)
+    S.check(raw, SCHEMA, where)
+    name = raw.get("name") or path.stem
+    is_default = source == BUILTIN and path.stem == "default"
+    if is_default:
+        data = merge({}, raw)
+    else:
+        parent = raw.get("extends", "default")
+        if parent in _seen + (spec,):
+            raise ConfigError(f"{where}: extends {parent!r} makes a cycle")
+        base = load_profile(parent, _seen=_seen + (spec,))
+        data = merge(base.data, raw)
+        data.pop("extends", None)
+    data["name"] = name
+    _check_resolved(data, where)
+    content_hash = sha256_hex(canonical_json(_plain(data)))
+    return Profile(name=name, source=source, data=_frozen(data), content_hash=content_hash)
+
+
+def _check_resolved(data: Mapping[str, Any], where: str) -> None:
+    """Rules across keys, on the merged data (defaults included)."""
+    missing = [k for k in ("chunking", "citation", "retrieval", "output", "ingest",
+                           "calibration") if k not in data]
+    if missing:
+        raise ConfigError(f"{where}: missing table {missing[0]!r}")
+    c = data["chunking"]
+    target = c["target_tokens"]
+    if isinstance(target, int) and c["overlap_tokens"] >= target:
+        raise ConfigError(f"{where}: chunking.overlap_tokens ({c['overlap_tokens']}) must be "
+                          f"below chunking.target_tokens ({target})")
+    if target == "embedder" and c["counter"] != "model":
+        raise ConfigError(f"{where}: chunking.target_tokens 'embedder' counts the model's "
+                          "tokens: set chunking.counter = \"model\"")
+    names = [AUTO[f] for f in AUTO] if c["chunker"] == "auto" else [c["chunker"]]
+    try:
+        if c["options"]:
+            known = {k for n in names for k in CHUNKERS.get(n).options}
+            for n in names:
+                spec = CHUNKERS.get(n)
+                mine = {k: v for k, v in c["options"].items() if k in spec.options}
+                check_options(spec, mine)
+            unknown = sorted(set(c["options"]) - known)
+            if unknown:
+                raise ConfigError(f"chunker {c['chunker']!r} takes no option {unknown[0]!r}")
+        probe = dict(c, target_tokens=target if isinstance(target, int) else 10_000)
+        Profile("probe", "", _frozen(dict(data, chunking=probe)), "").chunk_policy()
+    except RagdError as exc:
+        raise ConfigError(f"{where}: chunking: {exc}") from None
+    for field, rule in data["ingest"].get("metadata", {}).items():
+        if "enum" in rule and "type" in rule and rule["type"] == "date":
+            raise ConfigError(f"{where}: ingest.metadata.{field}: a date field takes no enum")

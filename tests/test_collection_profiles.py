@@ -1,0 +1,54 @@
+"""A collection records the profile it was created with, like its embedder."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragd import open_collection
+from ragd.collection import recorded_profile
+from ragd.errors import ProfileMismatchError
+from ragd.profiles import load_profile
+from ragd.stores import open_store
+
+
+def test_a_new_collection_records_its_profile_and_reopens_under_it(store_location, toy):
+    coll = open_collection(store_location, "r", toy, create=True, profile="ear")
+    recorded = recorded_profile(coll.info)
+    assert recorded == {"name": "ear", "hash": load_profile("ear").content_hash,
+                        "source": "builtin"}
+    coll.close()
+    again = open_collection(store_location, "r")
+    assert again.profile.name == "ear" and again.plan.scheme == "cfr"
+    again.close()
+
+
+def test_opening_under_another_profile_names_both(store_location, toy):
+    open_collection(store_location, "r", toy, create=True, profile="rules").close()
+    with pytest.raises(ProfileMismatchError, match="created with profile 'rules', not 'ear'"):
+        open_collection(store_location, "r", profile="ear")
+    assert open_collection(store_location, "r", profile="rules").profile.name == "rules"
+
+
+def test_a_collection_from_before_profiles_works_as_default(store_location, toy):
+    """Collections created by earlier versions carry no profile in their config: they are
+    opened as ``default`` (and only under it)."""
+    store = open_store(store_location)
+    store.create_collection("old", toy.name, toy.dims, {"embedder": toy.spec()})
+    coll = open_collection(store, "old")
+    assert coll.profile.name == "default" and coll.plan.scheme == "heading"
+    assert open_collection(store, "old", profile="default").profile.name == "default"
+    with pytest.raises(ProfileMismatchError, match="created with profile 'default', not 'ear'"):
+        open_collection(store, "old", profile="ear")
+    store.close()
+
+
+def test_a_path_profile_is_found_again_from_the_collection(tmp_path, toy):
+    path = tmp_path / "mine.toml"
+    path.write_text('extends = "ear"\n[retrieval]\nk = 4\n')
+    open_collection(tmp_path / "s", "m", toy, create=True, profile=str(path)).close()
+    coll = open_collection(tmp_path / "s", "m")
+    assert coll.profile.name == "mine" and coll.plan.k == 4
+    coll.close()
+    path.unlink()
+    with pytest.raises(Exception, match="cannot be loaded now"):
+        open_collection(tmp_path / "s", "m")
