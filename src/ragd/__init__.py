@@ -13,20 +13,25 @@ _logging.getLogger("ragd").addHandler(_logging.NullHandler())
 from .chunking import chunk
 from .collection import Collection, open_collection
 from .embedding import Embedder, make_embedder
-from .errors import (ConfigError, DocumentTooLargeError, EmbedderError, EmbedModelMismatchError,
-                     InvalidDocumentError, InvalidQueryError, RagdError, StoreError,
-                     UnknownCollectionError, UsageError)
+from .errors import (ConfigError, DocumentTooLargeError, EmbedderError, EmbeddingFailureError,
+                     EmbedModelMismatchError, InvalidDocumentError, InvalidQueryError,
+                     ProfileMismatchError, RagdError, RetrievalTimeoutError, StoreError,
+                     UnknownCollectionError, UsageError, VectorDBUnavailableError,
+                     VectorDBWriteError)
 from .ingest.index import index
 from .ingest.pipeline import IngestReport, ingest
+from .profiles import Profile, load_profile
 from .retrieval import compress, fuse, rerank, retrieve
 from .stores import Store, open_store
 from .types import Candidate, Chunk, ChunkPolicy, Document, Filters, Plan, Segment
 
 __all__ = [
     "Candidate", "Chunk", "ChunkPolicy", "Collection", "ConfigError", "Document",
-    "DocumentTooLargeError", "EmbedModelMismatchError", "Embedder", "EmbedderError", "Filters",
-    "IngestReport", "InvalidDocumentError", "InvalidQueryError", "Plan", "RagdError", "Segment",
-    "Store", "StoreError", "UnknownCollectionError", "UsageError", "chunk", "compress", "fuse",
-    "index", "ingest", "make_embedder", "open_collection", "open_store", "rerank", "retrieve",
-    "__version__",
+    "DocumentTooLargeError", "EmbedModelMismatchError", "Embedder", "EmbedderError",
+    "EmbeddingFailureError", "Filters", "IngestReport", "InvalidDocumentError",
+    "InvalidQueryError", "Plan", "Profile", "ProfileMismatchError", "RagdError",
+    "RetrievalTimeoutError", "Segment", "Store", "StoreError", "UnknownCollectionError",
+    "UsageError", "VectorDBUnavailableError", "VectorDBWriteError", "chunk", "compress", "fuse",
+    "index", "ingest", "load_profile", "make_embedder", "open_collection", "open_store", "rerank",
+    "retrieve", "__version__",
 ]
