@@ -1,9 +1,10 @@
 """Embedder for any OpenAI-compatible ``POST {base_url}/embeddings`` endpoint.
 
-Stdlib only (``urllib.request`` + ``json``): no client library, no new
-dependency. Texts go out in batches of ``batch_size``; transient failures
-(connection errors, timeouts, HTTP 429 and 5xx) are retried with doubling
-backoff, other HTTP errors fail at once. Vectors come back L2-normalised
+Stdlib only, through :mod:`ragd.openai_http` (shared with the chat client): no
+client library, no new dependency. Texts go out in batches of ``batch_size``;
+``timeout`` bounds each request as a whole; transient failures (connection
+errors, timeouts, HTTP 429 and 5xx) are retried with doubling backoff, other
+HTTP errors fail at once. Vectors come back L2-normalised
 float32, in input order whatever order the server lists them in.
 
 The API key is read from the environment (``api_key_env``) when the embedder
@@ -12,22 +13,18 @@ is built and is never written to ``spec()``, ``repr()``, errors or logs.
 
 from __future__ import annotations
 
-import http.client
-import ipaddress
 import json
 import logging
-import math
 import os
 import threading
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
-from typing import Any, Callable, NoReturn, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..errors import ConfigError, EmbedderError
+from ..openai_http import (RETRY_AFTER_CAP, RequestFailed, attempts_text, check_base_url,
+                           is_local_url, positive, read_api_key, redact, request, with_retries)
 from .base import l2_normalize, register_embedder
 from .tokenizer import count_tokens
 
@@ -36,17 +33,10 @@ log = logging.getLogger(__name__)
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 BASE_URL_ENVS = ("RAGD_OPENAI_BASE_URL", "OPENAI_BASE_URL")
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
-RETRY_AFTER_CAP = 5.0
-"""Longest wait (seconds) a server's ``Retry-After`` header can ask for."""
-_MESSAGE_LIMIT = 300
+_WHO = "openai embedder"
 
-
-class _Transient(Exception):
-    """A failure worth retrying; ``retry_after`` is the server's hint in seconds, if any."""
-
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
+__all__ = ["DEFAULT_BASE_URL", "OpenAIEmbedder", "RETRY_AFTER_CAP", "default_base_url",
+           "is_local_url"]
 
 
 def default_base_url() -> str:
@@ -58,66 +48,8 @@ def default_base_url() -> str:
     return DEFAULT_BASE_URL
 
 
-def is_local_url(url: str) -> bool:
-    """True when ``url`` points at this machine (a local server may need no key)."""
-    host = (urllib.parse.urlsplit(url).hostname or "").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _check_base_url(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(
-            "openai embedder base_url must be an http(s) URL like http://host:port/v1, "
-            f"got {url!r}")
-    return url.rstrip("/")
-
-
 def _positive(name: str, value: Any, kind: type, minimum: float) -> Any:
-    try:
-        number = kind(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"openai embedder {name} must be a number, got {value!r}") from None
-    if not number >= minimum:  # also rejects NaN
-        raise ConfigError(f"openai embedder {name} must be >= {minimum}, got {value!r}")
-    return number
-
-
-def _retry_after(headers: Any) -> float | None:
-    """A numeric ``Retry-After`` header in seconds, capped; HTTP dates are ignored."""
-    value = headers.get("Retry-After") if headers is not None else None
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        return None
-    if not math.isfinite(seconds) or seconds < 0:
-        return None
-    return min(seconds, RETRY_AFTER_CAP)
-
-
-def _server_message(body: bytes) -> str:
-    """The ``error.message`` of an OpenAI-style error body, else the body text, shortened."""
-    text = body.decode("utf-8", errors="replace").strip()
-    try:
-        payload = json.loads(text)
-    except ValueError:
-        payload = None
-    if isinstance(payload, dict):
-        error = payload.get("error", payload.get("message"))
-        if isinstance(error, dict):
-            error = error.get("message", error)
-        if error:
-            text = str(error)
-    if len(text) > _MESSAGE_LIMIT:
-        text = text[:_MESSAGE_LIMIT] + "..."
-    return text or "(empty body)"
+    return positive(_WHO, name, value, kind, minimum)
 
 
 class OpenAIEmbedder:
@@ -142,7 +74,7 @@ class OpenAIEmbedder:
         self.model = str(model)
         self.name = f"openai:{self.model}"
         self.max_input_tokens = 8191  # the text-embedding-3 and ada-002 input limit
-        self.base_url = _check_base_url(base_url or default_base_url())
+        self.base_url = check_base_url(base_url or default_base_url(), _WHO)
         self._dims = None if dims is None else _positive("dims", dims, int, 1)
         self.batch_size = _positive("batch_size", batch_size, int, 1)
         self.timeout = _positive("timeout", timeout, float, 1e-3)
@@ -151,11 +83,7 @@ class OpenAIEmbedder:
         self.api_key_env = str(api_key_env)
         self._sleep = sleep
         self._lock = threading.Lock()
-        self._api_key = os.environ.get(self.api_key_env, "").strip() or None
-        if self._api_key is None and not is_local_url(self.base_url):
-            raise ConfigError(
-                f"openai embedder needs an API key for {self.base_url}: "
-                f"set the environment variable {self.api_key_env}")
+        self._api_key = read_api_key(self.api_key_env, self.base_url, _WHO)
 
     def __repr__(self) -> str:
         return (f"OpenAIEmbedder(model={self.model!r}, base_url={self.base_url!r}, "
@@ -202,57 +130,29 @@ class OpenAIEmbedder:
         return l2_normalize(self._parse(body, len(texts)))
 
     def _post_with_retries(self, data: bytes) -> bytes:
-        attempts = self.max_retries + 1
-        for attempt in range(1, attempts + 1):
-            try:
-                return self._post(data)
-            except _Transient as failure:
-                last = str(failure)
-                if attempt == attempts:
-                    break
-                delay = failure.retry_after
-                if delay is None:
-                    delay = self.backoff * (2 ** (attempt - 1))
-                log.warning("openai embedder: attempt %d/%d failed (%s); retrying in %.2fs",
-                            attempt, attempts, self._redact(last), delay)
-                self._sleep(delay)
-        raise EmbedderError(self._redact(
-            f"openai embedder: {self.url} failed after {attempts} attempt"
-            f"{'s' if attempts != 1 else ''}; last failure: {last}"))
+        try:
+            return with_retries(lambda: request(self.url, data, api_key=self._api_key,
+                                                timeout=self.timeout),
+                                max_retries=self.max_retries, backoff=self.backoff,
+                                sleep=self._sleep, on_retry=self._log_retry)
+        except RequestFailed as failure:
+            if failure.transient:
+                raise EmbedderError(self._redact(
+                    f"openai embedder: {self.url} failed after {attempts_text(failure)}; "
+                    f"last failure: {failure}")) from None
+            hint = (f" (check the key in {self.api_key_env})"
+                    if failure.status in (401, 403) else "")
+            raise EmbedderError(self._redact(
+                f"openai embedder: {self.url} answered {failure}{hint}")) from None
+
+    def _log_retry(self, attempt: int, attempts: int, failure: RequestFailed,
+                   delay: float) -> None:
+        log.warning("openai embedder: attempt %d/%d failed (%s); retrying in %.2fs",
+                    attempt, attempts, self._redact(str(failure)), delay)
 
     @property
     def url(self) -> str:
         return f"{self.base_url}/embeddings"
-
-    def _post(self, data: bytes) -> bytes:
-        """One request: the body on success, :class:`_Transient` or :class:`EmbedderError`."""
-        headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   "User-Agent": "ragd"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return response.read()
-        except urllib.error.HTTPError as exc:
-            self._raise_http(exc)
-        except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-            # URLError wraps refused connections and connect timeouts; a bare TimeoutError
-            # or ConnectionError (OSError) or IncompleteRead comes from a stalled or cut read.
-            reason = getattr(exc, "reason", exc)
-            raise _Transient(f"{type(reason).__name__}: {reason}") from None
-
-    def _raise_http(self, exc: urllib.error.HTTPError) -> NoReturn:
-        try:
-            message = _server_message(exc.read())
-        except (OSError, ValueError):
-            message = "(unreadable body)"
-        failure = f"HTTP {exc.code}: {message}"
-        if exc.code == 429 or exc.code >= 500:
-            raise _Transient(failure, _retry_after(exc.headers)) from None
-        hint = (f" (check the key in {self.api_key_env})" if exc.code in (401, 403) else "")
-        raise EmbedderError(self._redact(
-            f"openai embedder: {self.url} answered {failure}{hint}")) from None
 
     # -- response ---------------------------------------------------------------------------
 
@@ -303,7 +203,7 @@ class OpenAIEmbedder:
 
     def _redact(self, message: str) -> str:
         """The message with the API key blanked out (a server may echo it back)."""
-        return message.replace(self._api_key, "***") if self._api_key else message
+        return redact(message, self._api_key)
 
 
 register_embedder("openai", OpenAIEmbedder)
