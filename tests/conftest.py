@@ -12,6 +12,9 @@ from ragd.collection import Collection, open_collection
 from ragd.embedding.toy import ToyEmbedder
 from ragd.stores import open_store
 
+# The scripted OpenAI-compatible chat server (``openai_server``) for any test.
+pytest_plugins = ("support.openai_server",)
+
 
 @pytest.fixture
 def toy() -> ToyEmbedder:

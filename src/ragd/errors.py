@@ -85,3 +85,26 @@ class EmbedderError(RagdError):
 
 class EmbeddingFailureError(EmbedderError):
     """Embedding a document failed after every retry; the document is skipped."""
+
+
+class LLMError(RagdError):
+    """A chat model (an OpenAI-compatible endpoint) failed at run time."""
+
+
+class LLMUnavailableError(LLMError):
+    """The endpoint cannot be reached or keeps failing (refused, timed out, 429, 5xx)."""
+
+
+class LLMResponseError(LLMError):
+    """The endpoint refused the request or answered something that is not a chat completion."""
+
+
+class LLMInvalidOutputError(LLMError):
+    """The model's text is not the JSON asked for (malformed, cut off, wrong type).
+
+    ``content`` holds the text the model returned (with any API key blanked out).
+    """
+
+    def __init__(self, message: str, *, content: str | None = None) -> None:
+        super().__init__(message)
+        self.content = content
