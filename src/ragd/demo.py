@@ -16,6 +16,11 @@ from .ingest.pipeline import ingest
 from .retrieval import compress, retrieve
 from .types import Plan
 
+QUESTIONS = (
+    "How long must audit logs be retained?",          # answered, with its citation
+    "How much does an export license cost?",          # refused: the sample does not say
+)
+
 QUERIES = (
     ("Is a license required to export items subject to the EAR?", Plan(k=3)),
     ("what is the punishment for cheating", Plan(k=3)),
@@ -51,7 +56,17 @@ def run_demo(out: Console, err: Console) -> int:
                           f"[dim]({escape(c.doc_id)} #{c.chunk_index}, score {c.score:.4f})[/]")
                 out.print(f"     {escape(' '.join(w['text'].split()))}")
             out.print()
+        from .answer import answer
+
+        for question in QUESTIONS:
+            out.print(f"[bold]ask:[/] {escape(question)}")
+            result = answer(question, coll)
+            for line in result.answer.splitlines():
+                out.print(f"  {escape(line)}")
+            if not result.answered:
+                out.print(f"  [dim](refused: {escape(str(result.refusal_reason))})[/]")
+            out.print()
         coll.close()
-    out.print(f"demo finished in {time.perf_counter() - started:.1f} s; "
-              "try it on your own files: ragd ingest PATH && ragd search \"...\"")
+    out.print(f"demo finished in {time.perf_counter() - started:.1f} s; try it on your own "
+              "files: ragd ingest PATH, then ragd search \"...\" or ragd ask \"...\"")
     return 0

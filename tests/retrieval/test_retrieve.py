@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragd import Document, InvalidQueryError, Plan, UsageError, compress, rerank, retrieve
+from ragd import Candidate, Document, InvalidQueryError, Plan, UsageError, compress, rerank, retrieve
 from ragd.ingest.pipeline import ingest_documents
 
 DOCS = [
@@ -99,6 +99,19 @@ def test_same_store_same_ranking(coll):
     first = retrieve("export items license", Plan(), coll)
     second = retrieve("export items license", Plan(), coll)
     assert first == second
+
+
+def test_rerank_with_the_bundled_cross_encoder_orders_by_answer_likelihood():
+    from ragd.retrieval.rerank import rerank as rerank_
+
+    cands = [Candidate(doc_id=d, chunk_index=0, text=t, score=0.5) for d, t in (
+        ("a", "The weather in Paris is mild in spring."),
+        ("b", "Audit logs must be retained for 400 days and then deleted."),
+        ("c", "Logs of the build system are kept for a week."))]
+    ranked = rerank_("How long must audit logs be kept?", cands, model="ms-marco-minilm")
+    assert [c.doc_id for c in ranked] == ["b", "c", "a"]
+    assert [c.rank for c in ranked] == [1, 2, 3]
+    assert ranked[0].score > 0 > ranked[2].score  # logits: likely answer vs not
 
 
 def test_rerank_passthrough_and_compress(coll):

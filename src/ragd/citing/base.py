@@ -24,6 +24,8 @@ class CitationScheme(Protocol):
     name: str
     section_field: str
     """The stored field that identifies a section (``section_id``, ``metadata.section``)."""
+    key_fields: tuple[str, ...]
+    """Citation fields that, with the chunk id, key a fact for a model (``pdf``, ``page``)."""
 
     def find_refs(self, query: str) -> list[str]:
         """Section ids the query names, normalised, in the order named (none: ``[]``)."""

@@ -18,6 +18,7 @@ from .cfr_ids import cfr_citation, find_section_refs, is_canonical, normalize_id
 @dataclass(frozen=True)
 class CfrScheme:
     name: str = "cfr"
+    key_fields: tuple[str, ...] = ()
     section_field: str = "section_id"
 
     def find_refs(self, query: str) -> list[str]:

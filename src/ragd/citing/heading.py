@@ -16,6 +16,7 @@ from .base import Cited, fallback_citation, register_scheme
 @dataclass(frozen=True)
 class HeadingScheme:
     name: str = "heading"
+    key_fields: tuple[str, ...] = ()
     section_field: str = "metadata.section"
 
     def find_refs(self, query: str) -> list[str]:

@@ -15,11 +15,12 @@ from rich.markup import escape
 
 from .. import __version__
 from ..errors import RagdError
-from . import calibrate, conformance, corpus, demo, eval as eval_, ingest, profiles, search, \
-    store
+from . import ask, calibrate, conformance, corpus, demo, eval as eval_, ingest, profiles, \
+    search, store, verify
 from .common import err, shared_options
 
-GROUPS = (ingest, search, store, profiles, calibrate, demo, corpus, eval_, conformance)
+GROUPS = (ingest, search, ask, verify, store, profiles, calibrate, demo, corpus, eval_,
+          conformance)
 
 
 def build_parser() -> argparse.ArgumentParser:

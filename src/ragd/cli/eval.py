@@ -83,6 +83,97 @@ def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=cmd_eval_beir)
 
+    from ..evaluation.qa import METRICS
+
+    p = sub.add_parser(
+        "qa", parents=[common], help="answer a golden set and score the answers",
+        description="Run every question of a QA golden set (JSONL: id, question, "
+        "expected_not_found, must_include, must_not_include, min_citations, expected_sections) "
+        "through `ragd ask` on the collection and report pass rate, correct and incorrect "
+        "refusals, hallucination, citation precision, expected sections cited, fallback use "
+        "and latency. A failed --gate exits 1.")
+    p.add_argument("golden", metavar="GOLDEN.jsonl")
+    p.add_argument("--gate", action="append", default=[], metavar="METRIC>=X",
+                   help=f"e.g. 'hallucination==0', 'pass>=0.95'; metrics {', '.join(METRICS)}; "
+                   "operators >= <= == > < (repeatable)")
+    p.add_argument("--llm", metavar="URL|none", help="an OpenAI-compatible endpoint (default "
+                   "$RAGD_LLM_URL, else the offline extractive path)")
+    p.add_argument("--model", help="the model name to ask for")
+    p.add_argument("--out", metavar="FILE.json", help="write the summary and every answer")
+    p.add_argument("--compare", metavar="OLD.json", help="print before/after against an "
+                   "earlier --out file")
+    p.add_argument("--limit", type=_positive, metavar="N", help="only the first N questions")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=cmd_eval_qa)
+
+
+def cmd_eval_qa(args: argparse.Namespace) -> int:
+    import json
+
+    from ..evaluation.gates import check_gates, failed, parse_gates
+    from ..evaluation.qa import METRICS, load_golden, metrics, run_golden
+    from .ask import llm_client
+    from .common import existing_collection, settings_of
+
+    gates = parse_gates(args.gate, ["qa"], METRICS, default_mode="qa")
+    if not Path(args.golden).is_file():
+        raise UsageError(f"no such file: {args.golden}")
+    golden = load_golden(args.golden)[:args.limit]
+    old = json.loads(Path(args.compare).read_text("utf-8")) if args.compare else None
+    llm = llm_client(args.llm, args.model)
+    coll = existing_collection(settings_of(args))
+    try:
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                      TextColumn("{task.completed}/{task.total}"), console=err,
+                      transient=True, disable=not err.is_terminal) as progress:
+            task = progress.add_task("answering", total=len(golden))
+            results = run_golden(golden, coll, llm=llm,
+                                 on_progress=lambda i: progress.update(task, completed=i))
+        profile = coll.profile.name
+    finally:
+        coll.close()
+    measured = metrics(results)
+    gate_results = check_gates(gates, {"qa": measured})
+    summary = {"golden": str(args.golden), "profile": profile,
+               "path": "llm" if llm is not None else "extractive", "metrics": measured,
+               "gates": [{"gate": str(g.gate), "value": g.value, "passed": g.passed}
+                         for g in gate_results],
+               "results": [r.as_dict() for r in results]}
+    if args.out:
+        Path(args.out).write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
+    if args.json:
+        out.print_json(data={k: v for k, v in summary.items() if k != "results"})
+    else:
+        table = Table(title=f"{Path(args.golden).name}: {len(results)} questions, profile "
+                            f"{profile}, {summary['path']}")
+        table.add_column("metric")
+        table.add_column("value", justify="right")
+        if old:
+            table.add_column("before", justify="right")
+            table.add_column("change", justify="right")
+        for name in METRICS:
+            value = measured[name]
+            row = [name, f"{value:.3f}" if not name.endswith("_ms") else f"{value:.1f}"]
+            if old:
+                before = old.get("metrics", {}).get(name)
+                row += ["" if before is None else f"{before:.3f}",
+                        "" if before is None else f"{value - before:+.3f}"]
+            table.add_row(*row)
+        out.print(table)
+        for r in results:
+            if not r.passed:
+                out.print(f"[red]FAIL[/] {escape(r.golden.id)}: {escape('; '.join(r.why))} — "
+                          f"{escape(r.golden.question[:90])}")
+    for g in gate_results:
+        (out if g.passed and not args.json else err).print(escape(g.describe()))
+    bad = failed(gate_results)
+    if bad:
+        err.print(f"ragd: {len(bad)} gate{'s' if len(bad) > 1 else ''} failed: "
+                  + "; ".join(escape(f"{g.gate} (measured {g.value:.4f})" if g.value is not None
+                                     else f"{g.gate} (not measured)") for g in bad))
+        return 1
+    return 0
+
 
 def _table(results: list, title: str) -> Table:
     from ..evaluation.runner import plan_label
@@ -205,4 +296,4 @@ def cmd_eval_beir(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_eval_commands", "cmd_eval_beir", "UsageError"]
+__all__ = ["add_commands", "cmd_eval_beir", "cmd_eval_qa"]

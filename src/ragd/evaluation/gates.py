@@ -17,10 +17,10 @@ from typing import Callable, Collection, Iterable, Mapping
 from ..errors import UsageError
 
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
-    ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
+    ">=": operator.ge, "<=": operator.le, "==": operator.eq, ">": operator.gt, "<": operator.lt}
 
-_GATE = re.compile(r"^\s*(?P<mode>[^:\s]+)\s*:\s*(?P<metric>[A-Za-z0-9_@.\-]+?)\s*"
-                   r"(?P<op>>=|<=|>|<)\s*(?P<value>[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?)\s*$")
+_GATE = re.compile(r"^\s*(?:(?P<mode>[^:\s]+)\s*:\s*)?(?P<metric>[A-Za-z0-9_@.\-]+?)\s*"
+                   r"(?P<op>>=|<=|==|>|<)\s*(?P<value>[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -46,16 +46,21 @@ class GateResult:
 
 
 def parse_gate(text: str, modes: Collection[str] | None = None,
-               metrics: Collection[str] | None = None) -> Gate:
+               metrics: Collection[str] | None = None, default_mode: str | None = None
+               ) -> Gate:
     """``"hybrid-rrf:ndcg@10>=0.70"`` → Gate; UsageError naming what is wrong.
 
-    ``modes``/``metrics``, when given, are the names the caller will measure.
+    ``modes``/``metrics``, when given, are the names the caller will measure; with
+    ``default_mode`` the ``MODE:`` part may be left out (``"hallucination==0"``).
     """
     match = _GATE.match(text or "")
     if not match:
         raise UsageError(f"malformed gate {text!r}: expected MODE:METRIC OP NUMBER with OP one "
                          f"of {', '.join(OPERATORS)}, e.g. 'hybrid-rrf:ndcg@10>=0.70'")
-    mode, metric = match["mode"], match["metric"].lower()
+    mode, metric = match["mode"] or default_mode, match["metric"].lower()
+    if mode is None:
+        raise UsageError(f"malformed gate {text!r}: expected MODE:METRIC OP NUMBER, e.g. "
+                         "'hybrid-rrf:ndcg@10>=0.70'")
     if modes is not None and mode not in modes:
         raise UsageError(f"gate {text!r} names mode {mode!r}, which is not measured; "
                          f"measured modes: {', '.join(modes)}")
@@ -69,8 +74,9 @@ def parse_gate(text: str, modes: Collection[str] | None = None,
 
 
 def parse_gates(texts: Iterable[str], modes: Collection[str] | None = None,
-                metrics: Collection[str] | None = None) -> list[Gate]:
-    return [parse_gate(t, modes, metrics) for t in texts]
+                metrics: Collection[str] | None = None, default_mode: str | None = None
+                ) -> list[Gate]:
+    return [parse_gate(t, modes, metrics, default_mode) for t in texts]
 
 
 def check_gates(gates: Iterable[Gate],

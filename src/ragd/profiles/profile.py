@@ -30,6 +30,18 @@ from . import schema as S
 BUILTIN = "builtin"
 
 
+def _validator_names() -> tuple[str, ...]:
+    from ..evidence import VALIDATORS
+
+    return VALIDATORS.names()
+
+
+def _reranker_names() -> tuple[str, ...]:
+    from ..retrieval.rerank import RERANKERS
+
+    return RERANKERS.names()
+
+
 def _fusion_names() -> tuple[str, ...]:
     from ..retrieval.fusion import FUSION  # the retrieval package imports collections
 
@@ -81,6 +93,49 @@ SCHEMA: dict[str, Any] = {
         "cache_ttl_seconds": S.Key(S.number(0), "query cache lifetime; 0: off"),
         "timeout_seconds": S.Key(S.number(0), "retrieval deadline; 0: none"),
         "max_query_chars": S.Key(S.integer(1), "longer queries are refused"),
+    },
+    "evidence": {
+        "validators": S.Key(S.list_of(S.registered(_validator_names)),
+                            "evidence validators, in order"),
+        "relevance": S.Key(S.choice(*RELEVANCE), "the score evidence checks read"),
+        "floor": S.Key(S.number(0, 1), "best relevance under it: refuse (low_relevance)"),
+        "min_relevance": S.Key(S.number(0, 1), "passages under it are dropped"),
+        "min_chunks": S.Key(S.integer(1), "evidence_threshold: passages needed"),
+        "strong_relevance": S.Key(S.number(0, 1), "evidence_threshold: or one this strong"),
+        "reranker": S.Key(S.registered(_reranker_names), "cross_encoder: the model"),
+        "rerank_top": S.Key(S.integer(1, 50), "cross_encoder: passages scored"),
+        "rerank_floor": S.Key(S.number(-20, 20), "cross_encoder: best score under it "
+                              "refuses (low_relevance)"),
+        "rerank_min": S.Key(S.number(-20, 20), "cross_encoder: passages under it are dropped"),
+    },
+    "context": {
+        "max_tokens": S.Key(S.integer(1), "context budget in words"),
+        "max_chunks": S.Key(S.integer(1), "passages in the context"),
+        "required_fields": S.Key(S.list_of(S.string(True)), "citation fields a passage needs"),
+    },
+    "answer": {
+        "max_sentences": S.Key(S.integer(1, 6), "sentences in an answer"),
+        "min_coverage": S.Key(S.number(0, 1), "extractive: a sentence's share of the "
+                              "question's weighted terms"),
+        "relative": S.Key(S.number(0, 1), "extractive: keep sentences scoring this share "
+                          "of the best"),
+        "similarity": S.Key(S.boolean(), "extractive: score sentences by their cosine with "
+                            "the question too"),
+        "min_similarity": S.Key(S.number(0, 1), "extractive: a sentence this similar is a "
+                                "candidate whatever its term coverage"),
+        "min_answer_coverage": S.Key(S.number(0, 1), "the answer's sentences together hold "
+                                     "this share of the question's weighted terms"),
+        "support_threshold": S.Key(S.number(0, 1), "a sentence's content terms its cited "
+                                   "facts must hold"),
+        "outside_terms": S.Key(S.boolean(), "refuse questions naming what the documents lack"),
+        "answer_type": S.Key(S.boolean(), "how much / how many / when need an amount, "
+                             "number or time"),
+        "confidence_high": S.Key(S.number(0, 1), "top relevance for High"),
+        "confidence_medium": S.Key(S.number(0, 1), "top relevance for Medium"),
+        "refusal_text": S.Key(S.string(True), "the exact text of a refusal"),
+        "style": S.Key(S.choice("numbered", "qa-contract"), "how an answer is rendered"),
+        "audit": S.Key(S.boolean(), "append every run to the audit log"),
+        "llm_max_tokens": S.Key(S.integer(16, 8192), "reply budget of one model call"),
     },
     "calibration": {
         "model": S.Key(S.string(), "the embedding model the thresholds belong to"),
@@ -247,7 +302,7 @@ def load_profile(spec: "str | Path | Profile | None" = None, *, _seen: tuple[str
 def _check_resolved(data: Mapping[str, Any], where: str) -> None:
     """Rules across keys, on the merged data (defaults included)."""
     missing = [k for k in ("chunking", "citation", "retrieval", "output", "ingest",
-                           "calibration") if k not in data]
+                           "calibration", "evidence", "context", "answer") if k not in data]
     if missing:
         raise ConfigError(f"{where}: missing table {missing[0]!r}")
     c = data["chunking"]

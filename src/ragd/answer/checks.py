@@ -1,0 +1,98 @@
+"""Does the evidence determine an answer? Checks on the question against what was found.
+
+* ``outside_terms``: a question naming things the documents lack (another regime's
+  acronym, a product code, a person) is not answered from them. A salient term —
+  written in capitals, mixing letters and digits, or capitalised inside the question —
+  that occurs nowhere in the retrieved pool (nor as a near-typo of a word that does)
+  refuses.
+* ``answer_type``: "how much", "how many", "how long", "when" ask for an amount, a
+  number or a time; an answer whose sentences hold none does not answer them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from ..analysis import analyze
+from .terms import missing_terms
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9.\-]*[A-Za-z0-9]|[A-Za-z]")
+_NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirty "
+                 "sixty ninety hundred thousand million billion half")
+_NUMBER = re.compile(r"\d|\b(?:" + "|".join(_NUMBER_WORDS.split()) + r")\b", re.I)
+_MONEY = re.compile(r"[$€£₹]|\b(?:dollars?|usd|eur|euros?|rupees?|fee of|fees? (?:is|are) \d)",
+                    re.I)
+_TIME = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|thirty|sixty|"
+                   r"ninety)\s+(?:calendar\s+|business\s+|working\s+)?(?:days?|weeks?|months?|"
+                   r"years?|hours?)\b|\b(?:january|february|march|april|may|june|july|august|"
+                   r"september|october|november|december)\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:19|20)\d{2}\b",
+                   re.I)
+
+
+def salient_terms(question: str, names: bool = False) -> list[str]:
+    """Analysed terms of the question's acronyms (three or more capitals: ITAR, OFAC) and
+    codes (letters and digits: 5A991, DSP-5, Q13); with ``names``, also its words
+    capitalised after the first (a place or a person: weaker evidence of a subject)."""
+    out: list[str] = []
+    tokens = _TOKEN.findall(question)
+    for i, tok in enumerate(tokens):
+        bare = tok.replace(".", "").replace("-", "")
+        if not bare:
+            continue
+        acronym = len(bare) >= 3 and bare.isupper()
+        code = any(ch.isdigit() for ch in bare) and any(ch.isalpha() for ch in bare)
+        name = names and i > 0 and tok[0].isupper() and not tok.isupper()
+        if acronym or code or name:
+            out.extend(analyze(bare))
+    return list(dict.fromkeys(out))
+
+
+def outside_terms(question: str, terms: Sequence[str], vocabulary: set[str]) -> list[str]:
+    """The question's acronyms and codes the documents lack (nowhere in the retrieved
+    pool, nor as a near-typo of a word that is): a question about them is outside the
+    documents. Ordinary words a question happens to use ("break", "warning") and names
+    of places do not count: the documents may say the same in other words."""
+    salient = set(salient_terms(question))
+    return [t for t in missing_terms(terms, vocabulary) if t in salient]
+
+
+def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[str]],
+                     common: float = 0.25) -> list[str]:
+    """The question's distinctive acronyms and codes that none of the answer's cited
+    passages holds: an answer that never mentions the regime, form or item asked about
+    ("DSP-5", "5A991", "OFAC") does not answer the question. An acronym found in at least
+    ``common`` of the retrieved pool ("BIS" in export rules) names the documents' own
+    world, not the question's subject, and is not required."""
+    have: set[str] = set()
+    for text in passages:
+        have.update(analyze(text))
+    n = max(1, len(pool))
+    return [t for t in salient_terms(question)
+            if t not in have and sum(t in p for p in pool) / n < common]
+
+
+def answer_type(question: str) -> str | None:
+    """``amount``, ``number``, ``time`` or None, from how the question asks."""
+    q = " ".join(question.lower().split())
+    if re.search(r"\bhow much\b.*\b(cost|costs|charge|fee|fees|pay|price|money)\b|"
+                 r"\bwhat (is|are) the (fee|fees|cost|price)\b|\bhow much does it cost\b", q):
+        return "amount"
+    if re.search(r"\bhow long\b|\bhow many (days|weeks|months|years|hours)\b|^when\b|"
+                 r"\bby when\b|\bwhat (date|year|deadline)\b", q):
+        return "time"
+    if re.search(r"\bhow many\b|\bwhat (percentage|percent|number)\b", q):
+        return "number"
+    return None
+
+
+def satisfies(kind: str | None, sentences: Sequence[str]) -> bool:
+    """Whether some sentence holds what a question of ``kind`` asks for."""
+    if kind is None:
+        return True
+    text = " ".join(sentences)
+    if kind == "amount":
+        return bool(_MONEY.search(text))
+    if kind == "time":
+        return bool(_TIME.search(text))
+    return bool(_NUMBER.search(text))

@@ -1,0 +1,149 @@
+"""The offline path: the local fact filter (phase B) and extractive synthesis (phase C).
+
+Pure functions, no model call. Phase B drops noisy quotes (page furniture, lines of
+numbers), facts that share no content term with the question, and near-duplicates,
+keeping at most ``max_facts``. Phase C scores every whole sentence of the kept facts
+by the weighted share of the question's terms it contains, the relevance of its
+passage and its position, keeps those close to the best (at most ``max_sentences``,
+near-duplicates once) and orders them as they stand in their passages. A sentence's
+text is an exact substring of its fact's quote (whitespace normalised): this path can
+only emit quotes of the evidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from ..analysis import analyze
+from ..chunking import split_sentences
+from .terms import coverage
+from .types import Fact
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A sentence chosen from a fact, with what chose it."""
+
+    fact: Fact
+    text: str
+    position: int
+    coverage: float
+    score: float
+    similarity: float = 0.0
+
+
+def normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _noisy(text: str) -> bool:
+    letters = sum(ch.isalpha() for ch in text)
+    return len(text.split()) < 3 or letters < 0.5 * max(1, len(text.replace(" ", "")))
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a | b else 1.0
+
+
+def filter_facts(question_terms: Sequence[str], facts: Sequence[Fact], *, max_facts: int,
+                 keep_all_pinned: bool = True) -> tuple[list[Fact], list[tuple[Fact, str]]]:
+    """Phase B, locally: (kept, dropped with a reason) — ``noise``, ``off_topic``,
+    ``duplicate``, ``max_facts``."""
+    q = set(question_terms)
+    kept: list[Fact] = []
+    dropped: list[tuple[Fact, str]] = []
+    seen: list[set[str]] = []
+    for f in facts:
+        terms = set(analyze(f.quote))
+        if _noisy(f.quote):
+            dropped.append((f, "noise"))
+        elif not (q & terms) and not (keep_all_pinned and f.evidence.pinned):
+            dropped.append((f, "off_topic"))
+        elif any(_jaccard(terms, s) >= 0.9 for s in seen):
+            dropped.append((f, "duplicate"))
+        elif len(kept) >= max_facts:
+            dropped.append((f, "max_facts"))
+        else:
+            kept.append(f)
+            seen.append(terms)
+    return kept, dropped
+
+
+def _is_heading(sentence: str) -> bool:
+    """A heading, citation header or title line rather than a statement: short, a Markdown
+    heading, or made mostly of references and numbers."""
+    words = sentence.split()
+    if len(words) < 4 or sentence.lstrip().startswith("#"):
+        return True
+    letters = sum(ch.isalpha() for ch in sentence)
+    return letters < 0.55 * len(sentence.replace(" ", ""))
+
+
+Similarity = Callable[[Sequence[str]], Sequence[float]]
+"""Cosine of each text with the question (the embedding model's), for the extractive path."""
+
+
+def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
+               facts: Sequence[Fact], *, max_sentences: int, min_coverage: float,
+               relative: float = 0.75, similarity: Similarity | None = None,
+               min_similarity: float = 1.0, shortlist: int = 24) -> list[Pick]:
+    """Phase C, extractively: the picked sentences in passage order.
+
+    Every whole sentence of the facts is scored by the weighted share of the question's
+    terms it holds (``coverage``), the relevance of its passage and its position; with
+    ``similarity``, the ``shortlist`` best are also scored by their cosine with the
+    question, which finds an answer worded otherwise ("returned" for "bring back"). A
+    sentence is a candidate when its coverage reaches ``min_coverage`` or its similarity
+    ``min_similarity``; it is kept when its score, and its passage's coverage, are at
+    least ``relative`` of the best (an answer stays on the question's subject); near-
+    duplicates count once.
+    """
+    if not facts:
+        return []
+    weight = dict(weight)
+    top = max(f.score for f in facts) or 1.0
+    passage = {f.key: coverage(question_terms, weight, set(analyze(f.quote))) for f in facts}
+    rows: list[tuple[Fact, str, int, float, float]] = []  # fact, text, position, cov, prior
+    for f in facts:
+        quote = f.quote
+        for position, (start, end) in enumerate(split_sentences(quote)):
+            raw = quote[start:end]
+            if _is_heading(raw):
+                continue
+            text = normal(raw)
+            cov = coverage(question_terms, weight, set(analyze(text)))
+            prior = 0.6 * cov + 0.3 * (f.score / top) + 0.1 / (1 + position)
+            rows.append((f, text, position, cov, prior))
+    if not rows:
+        return []
+    sims = [0.0] * len(rows)
+    if similarity is not None:
+        order = sorted(range(len(rows)), key=lambda i: -rows[i][4])[:shortlist]
+        for i, value in zip(order, similarity([rows[i][1] for i in order])):
+            sims[i] = float(value)
+    picks: list[Pick] = []
+    for (f, text, position, cov, prior), sim in zip(rows, sims):
+        if cov < min_coverage and sim < min_similarity:
+            continue
+        score = prior if similarity is None else 0.5 * sim + 0.5 * prior
+        picks.append(Pick(f, text, position, cov, score, sim))
+    if not picks:
+        return []
+    best = max(p.score for p in picks)
+    best_passage = max(passage[p.fact.key] for p in picks)
+    strong = [p for p in picks if p.score >= relative * best
+              and passage[p.fact.key] >= relative * best_passage]
+    strong.sort(key=lambda p: (-p.score, p.fact.key, p.position))
+    chosen: list[Pick] = []
+    chosen_terms: list[set[str]] = []
+    for p in strong:
+        if len(chosen) >= max_sentences:
+            break
+        terms = set(analyze(p.text))
+        if any(_jaccard(terms, t) >= 0.8 for t in chosen_terms):
+            continue
+        chosen.append(p)
+        chosen_terms.append(terms)
+    order_of = {f.key: i for i, f in enumerate(facts)}
+    return sorted(chosen, key=lambda p: (order_of[p.fact.key], p.position))

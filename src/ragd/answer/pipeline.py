@@ -1,0 +1,215 @@
+"""``answer(question, collection)``: cited sentences from the evidence, or a refusal.
+
+retrieve → evidence validators → context assembly → facts (A) → fact filter (B) →
+synthesis (C) → answer validators → render, or refuse. Every stage's settings come
+from the collection's profile (``[evidence]``, ``[context]``, ``[answer]``). Without
+an LLM the synthesis is extractive (quotes of the evidence); with one, its sentences are
+held to the same validators. A refusal is an answer with status ``refused``, the
+profile's exact refusal text and a reason from a closed set (:data:`REASONS`).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..analysis import analyze
+from ..collection import Collection
+from ..errors import ProfileMismatchError
+from ..evidence import Context, assemble, run_validators
+from ..profiles import Profile, load_profile
+from ..retrieval.query import validate_query
+from ..retrieval.retrieve import retrieve
+from ..retrieval.threshold import relevance as relevance_of
+from ..types import Candidate
+from . import audit as _audit
+from .checks import answer_type, outside_terms, satisfies, unanswered_terms
+from .extractive import filter_facts, synthesize
+from .render import render
+from .support import check_sentences
+from .terms import coverage, question_terms, weights
+from .types import ANSWERED, REFUSED, Answer, Dropped, Evidence, Fact, Rejection, Sentence, Trace
+
+REASONS = (
+    "low_relevance",          # the best retrieved passage is under the profile's floor
+    "section_mismatch",       # the question names a section the store does not hold
+    "insufficient_evidence",  # fewer passages than the profile needs
+    "no_valid_evidence",      # every passage was rejected
+    "missing_citation",       # no passage carries the citation fields the profile needs
+    "token_budget_exceeded",  # no passage fits the context budget
+    "not_in_documents",       # the question names things the documents do not contain
+    "undetermined",           # no sentence of the evidence answers what was asked
+    "no_supported_sentence",  # every proposed sentence failed the answer validators
+    "llm_invalid_output",     # the model's reply was not usable, even after a retry
+    "llm_unavailable",        # the model could not be reached
+)
+
+
+def _evidence(c: Candidate, key: str, profile: Profile, text: str) -> Evidence:
+    scheme = profile.scheme
+    kind = profile.data["evidence"]["relevance"]
+    return Evidence(key=key, doc_id=c.doc_id, chunk_id=c.chunk_id, chunk_index=c.chunk_index,
+                    text=text, score=float(c.score), relevance=relevance_of(c, kind),
+                    section_id=c.section_id, citation=scheme.cite(c, c.title),
+                    fields=scheme.fields(c, c.title), title=c.title, pinned=c.pinned)
+
+
+def _confidence(facts: Sequence[Fact], best_coverage: float, settings: dict[str, Any]) -> str:
+    top = max((f.evidence.relevance for f in facts), default=0.0)
+    if top >= float(settings["confidence_high"]) and best_coverage >= 0.6:
+        return "High"
+    if top >= float(settings["confidence_medium"]):
+        return "Medium"
+    return "Low"
+
+
+def _similarity(coll: Collection, question: str) -> Callable[[Sequence[str]], list[float]]:
+    """Cosines of texts with the question under the collection's embedding model."""
+    def similarity(texts: Sequence[str]) -> list[float]:
+        if not texts:
+            return []
+        q = coll.embedder.embed_query(question)
+        return [float(v) for v in coll.embedder.embed_documents(list(texts)) @ q]
+    return similarity
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.start = self.last = time.perf_counter()
+        self.laps: dict[str, float] = {}
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = (now - self.last) * 1000
+        self.last = now
+
+    def done(self) -> dict[str, float]:
+        return {**self.laps, "total": (time.perf_counter() - self.start) * 1000}
+
+
+def answer(question: str, collection: Collection, profile: Profile | str | None = None,
+           llm: Any = None, *, audit_dir: Path | None = None,
+           on_answer: Callable[[Answer], None] | None = None) -> Answer:
+    """A cited answer to ``question`` from ``collection``, or a refusal.
+
+    ``profile`` defaults to the collection's own (another profile of the same name, such
+    as a calibrated copy, may replace it). ``llm`` is a ChatClient (or None for the
+    offline extractive path). With ``[answer] audit = true`` the run is appended to the
+    audit log under ``audit_dir``.
+    """
+    prof = collection.profile if profile is None else load_profile(profile)
+    if prof.name != collection.profile.name:
+        raise ProfileMismatchError(f"collection {collection.name!r} was created with profile "
+                                   f"{collection.profile.name!r}, not {prof.name!r}")
+    q = validate_query(question)
+    result = _run(q, collection, prof, llm)
+    if prof.data["answer"]["audit"] and audit_dir is not None:
+        _audit.append(Path(audit_dir), result)
+    if on_answer:
+        on_answer(result)
+    return result
+
+
+def _run(q: str, coll: Collection, prof: Profile, llm: Any) -> Answer:
+    ev_cfg, ctx_cfg, ans = prof.data["evidence"], prof.data["context"], prof.data["answer"]
+    clock = _Clock()
+    k = int(prof.retrieval["k"])
+    pool = retrieve(q, prof.plan(k=max(k, int(prof.retrieval["pool"]))), coll)
+    candidates = pool[:k]
+    clock.lap("retrieve")
+    kind = ev_cfg["relevance"]
+    context = Context(ev_cfg, prof.scheme, lambda c: relevance_of(c, kind), tuple(pool))
+    outcome = run_validators(ev_cfg["validators"], q, candidates, context)
+    rejected = [Rejection(c.doc_id, c.chunk_id, reason, stage)
+                for c, reason, stage in outcome.rejected]
+    clock.lap("validate")
+    trace = dict(retrieved=len(candidates), accepted=len(outcome.accepted),
+                 path="llm" if llm is not None else "extractive")
+
+    def refuse(reason: str, evidence: Sequence[Evidence] = (), **extra: Any) -> Answer:
+        return Answer(q, prof.name, REFUSED, ans["refusal_text"], reason, (), "Low",
+                      tuple(evidence), Trace(rejected=tuple(rejected), timings_ms=clock.done(),
+                                             **trace, **extra))
+
+    if outcome.refusal:
+        return refuse(outcome.refusal)
+    assembled = assemble(outcome.accepted, max_tokens=int(ctx_cfg["max_tokens"]),
+                         max_chunks=int(ctx_cfg["max_chunks"]),
+                         required=tuple(ctx_cfg["required_fields"]),
+                         fields=lambda c: prof.scheme.fields(c, c.title))
+    rejected += [Rejection(c.doc_id, c.chunk_id, reason, "context")
+                 for c, reason in assembled.dropped]
+    clock.lap("assemble")
+    if assembled.refusal:
+        return refuse(assembled.refusal)
+    evidence = [_evidence(c, f"E{i}", prof, text)
+                for i, (c, text) in enumerate(zip(assembled.used, assembled.texts), start=1)]
+    facts = [Fact(e.key, e.text, e, e.relevance if kind == "cosine" else e.score)
+             for e in evidence]
+    trace.update(used=len(evidence), context_tokens=assembled.tokens)
+
+    terms = question_terms(q)
+    pool_terms = [set(analyze(c.text)) for c in pool]
+    weight = weights(terms, pool_terms)
+    signals: dict[str, float] = {"top_relevance": max((e.relevance for e in evidence),
+                                                      default=0.0)}
+    trace["signals"] = signals
+    if ans["outside_terms"]:
+        vocabulary = set().union(*pool_terms) if pool_terms else set()
+        if outside_terms(q, terms, vocabulary):
+            return refuse("not_in_documents", evidence)
+
+    schema_drops: list[Dropped] = []
+    llm_confidence = None
+    if llm is not None:
+        from .llm_path import llm_sentences
+
+        got = llm_sentences(q, facts, llm, prof)
+        if got.refusal:
+            return refuse(got.refusal, evidence, proposed=got.proposed)
+        proposed, schema_drops, llm_confidence = got.sentences, got.dropped, got.confidence
+        coverage_best = 1.0
+    else:
+        kept, _ = filter_facts(terms, facts, max_facts=int(ctx_cfg["max_chunks"]))
+        picks = synthesize(terms, weight, kept, max_sentences=int(ans["max_sentences"]),
+                           min_coverage=float(ans["min_coverage"]),
+                           relative=float(ans["relative"]),
+                           similarity=_similarity(coll, q) if ans["similarity"] else None,
+                           min_similarity=float(ans["min_similarity"]))
+        proposed = [Sentence(p.text, (p.fact.evidence,)) for p in picks]
+        coverage_best = max((p.coverage for p in picks), default=0.0)
+        signals["best_similarity"] = max((p.similarity for p in picks), default=0.0)
+    clock.lap("synthesize")
+    sentences, dropped = check_sentences(proposed, facts, float(ans["support_threshold"]),
+                                         question_terms=terms if llm is not None else None)
+    trace.update(proposed=len(proposed) + len(schema_drops),
+                 dropped=tuple(schema_drops + dropped))
+    if not proposed and not schema_drops:
+        return refuse("undetermined", evidence)
+    if not sentences:
+        return refuse("no_supported_sentence", evidence)
+    said: set[str] = set()
+    for s in sentences:
+        said.update(analyze(s.text))
+    signals["answer_coverage"] = coverage(terms, weight, said)
+    if signals["answer_coverage"] < float(ans["min_answer_coverage"]):
+        return refuse("undetermined", evidence)
+    if ans["answer_type"] and not satisfies(answer_type(q), [s.text for s in sentences]):
+        return refuse("undetermined", evidence)
+    if ans["outside_terms"] and unanswered_terms(
+            q, [e.text for s in sentences for e in s.citations], pool_terms):
+        return refuse("undetermined", evidence)
+    confidence = _confidence(facts, coverage_best, ans)
+    if llm_confidence is not None:  # the model's own, never above what the evidence allows
+        confidence = max(confidence, llm_confidence, key=("High", "Medium", "Low").index)
+    cited = {e.key for s in sentences for e in s.citations}
+    used_evidence = tuple(e for e in evidence if e.key in cited)
+    clock.lap("validate_answer")
+    text = render(sentences, confidence, ans["style"])
+    return Answer(q, prof.name, ANSWERED, text, None, tuple(sentences), confidence,
+                  used_evidence, Trace(rejected=tuple(rejected), timings_ms=clock.done(),
+                                       **trace))
+
+
+__all__ = ["REASONS", "answer", "Dropped"]

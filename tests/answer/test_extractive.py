@@ -1,0 +1,92 @@
+"""The offline path can only emit quotes of its evidence: properties, not examples alone."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragd.analysis import analyze
+from ragd.answer.extractive import filter_facts, normal, synthesize
+from ragd.answer.support import check_sentences, supported
+from ragd.answer.terms import question_terms, weights
+from ragd.answer.types import Evidence, Fact, Sentence
+
+WORDS = ["export", "license", "items", "country", "exception", "temporary", "tools", "trade",
+         "control", "military", "end", "user", "shipment", "value", "days", "records", "The",
+         "A", "must", "may", "not", "under", "within", "30", "§", "(a)", "1."]
+
+
+def fact(i: int, text: str, score: float = 0.5) -> Fact:
+    e = Evidence(key=f"E{i}", doc_id=f"d{i}", chunk_id=f"c{i}", chunk_index=0, text=text,
+                 score=score, relevance=score, section_id=None, citation=f"doc {i}")
+    return Fact(e.key, normal(text), e, score)
+
+
+_TEXT = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=16).map(" ".join),
+                 min_size=1, max_size=8).map(lambda parts: ". ".join(parts) + ".")
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(_TEXT, min_size=1, max_size=6),
+       question=st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join),
+       min_cov=st.floats(0, 1), relative=st.floats(0, 1))
+def test_property_every_picked_sentence_is_a_quote_of_its_fact(texts, question, min_cov,
+                                                               relative):
+    facts = [fact(i, t, 0.1 + 0.1 * i) for i, t in enumerate(texts)]
+    terms = question_terms(question)
+    weight = weights(terms, [set(analyze(t)) for t in texts])
+    kept, _ = filter_facts(terms, facts, max_facts=6)
+    picks = synthesize(terms, weight, kept, max_sentences=6, min_coverage=min_cov,
+                       relative=relative)
+    assert len(picks) <= 6
+    for p in picks:
+        assert p.text and p.text in p.fact.quote  # an exact substring (whitespace normalised)
+        assert p.coverage >= min_cov
+    sentences = [Sentence(p.text, (p.fact.evidence,)) for p in picks]
+    kept_s, dropped = check_sentences(sentences, kept, 0.99)
+    assert [s.text for s in kept_s] == [p.text for p in picks] and not dropped
+
+
+def test_sentences_come_in_passage_order_with_the_strong_ones_only():
+    facts = [fact(1, "Tools of trade may be exported temporarily. The weather is nice today. "
+                     "The tools must stay under the effective control of the exporter.", 0.9),
+             fact(2, "Records must be kept for five years.", 0.4)]
+    terms = question_terms("May tools of trade be exported temporarily under effective control?")
+    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+    picks = synthesize(terms, weight, facts, max_sentences=6, min_coverage=0.2)
+    assert [p.text for p in picks] == [
+        "Tools of trade may be exported temporarily.",
+        "The tools must stay under the effective control of the exporter."]
+
+
+def test_support_check_catches_invented_content_and_numbers():
+    quote = "A license is required for exports of items in ECCN 5A002 to Country Group D:1."
+    assert supported("A license is required for exports of items in ECCN 5A002",
+                     [quote], 0.7) is None
+    assert supported("A license is required within 30 days.", [quote], 0.7) == \
+        "unsupported_number"
+    assert supported("Cats are loyal animals who like fish.", [quote], 0.7) == "unsupported"
+    assert supported("", [quote], 0.7) == "unsupported"
+
+
+def test_check_sentences_drops_unknown_citations_and_repeats():
+    f1 = fact(1, "Exports of items need a license.")
+    stranger = fact(9, "Invented passage.").evidence
+    proposed = [Sentence("Exports of items need a license.", (f1.evidence,)),
+                Sentence("Exports of items need a license.", (f1.evidence,)),
+                Sentence("Invented passage.", (stranger,)),
+                Sentence("No citation at all.", ())]
+    kept, dropped = check_sentences(proposed, [f1], 0.7)
+    assert [s.text for s in kept] == ["Exports of items need a license."]
+    assert [d.reason for d in dropped] == ["duplicate", "unknown_citation", "no_citation"]
+
+
+def test_facts_filter_drops_noise_off_topic_and_duplicates():
+    facts = [fact(1, "12 34 56 78 -- 90"), fact(2, "The weather is pleasant in spring."),
+             fact(3, "A license is required to export items."),
+             fact(4, "A license is required to export items.")]
+    kept, dropped = filter_facts(question_terms("Is a license required to export?"), facts,
+                                 max_facts=6)
+    assert [f.key for f in kept] == ["E3"]
+    assert [(f.key, why) for f, why in dropped] == [("E1", "noise"), ("E2", "off_topic"),
+                                                    ("E4", "duplicate")]

@@ -1,0 +1,126 @@
+"""`ragd ask`, `ragd verify` and `ragd eval qa` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import VOCABULARY
+
+WORDS = list(dict.fromkeys(list(VOCABULARY) + ["audit", "logs", "retained", "days", "tools",
+                                               "trade", "temporarily", "exported"]))
+TOY = json.dumps({"kind": "toy", "vocabulary": WORDS})
+
+
+def ragd(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "RAGD_HOME": str(cwd / "home")}
+    env.pop("RAGD_DEBUG", None)
+    env.pop("RAGD_LLM_URL", None)
+    return subprocess.run([sys.executable, "-m", "ragd.cli", *args], cwd=cwd, env=env,
+                          input=stdin, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("answer-cli")
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "policy.md").write_text(
+        "# Logging policy\n\n## Retention\n\nAudit logs must be retained for 400 days. Older "
+        "logs are deleted after review by the security team.\n")
+    (docs / "tmp.md").write_text(
+        "# Export notes\n\nTools of trade may be exported temporarily under License Exception "
+        "TMP when they stay under the exporter's effective control.\n")
+    run = ragd("ingest", str(docs), "--embedder", TOY, cwd=root)
+    assert run.returncode == 0, run.stderr
+    return root
+
+
+def test_ask_prints_numbered_cited_sentences(home):
+    run = ragd("ask", "How long must audit logs be retained?", cwd=home)
+    assert run.returncode == 0, run.stderr
+    first = run.stdout.splitlines()[0]
+    assert first == "1. Audit logs must be retained for 400 days. [Logging policy]"
+    assert "Confidence:" in run.stdout
+
+
+def test_ask_json_is_the_documented_answer_shape(home):
+    run = ragd("ask", "How long must audit logs be retained?", "--json", cwd=home)
+    data = json.loads(run.stdout)
+    assert set(data) == {"question", "profile", "status", "refusal_reason", "answer",
+                         "sentences", "confidence", "evidence", "trace"}
+    assert data["status"] == "answered" and data["refusal_reason"] is None
+    assert data["confidence"] in ("High", "Medium", "Low")
+    ids = {e["chunk_id"] for e in data["evidence"]}
+    for s in data["sentences"]:
+        assert s["citations"] and all(c["chunk_id"] in ids for c in s["citations"])
+        assert set(s["citations"][0]) >= {"doc_id", "chunk_id", "section_id", "citation"}
+    assert set(data["trace"]) >= {"retrieved", "accepted", "rejected", "fallback_used",
+                                  "timings_ms"}
+
+
+def test_a_refusal_is_the_exact_text_and_exits_0(home):
+    run = ragd("ask", "What does ITAR say about USML defense articles?", "--json", cwd=home)
+    assert run.returncode == 0
+    data = json.loads(run.stdout)
+    assert data["status"] == "refused" and data["sentences"] == []
+    assert data["answer"] == "I cannot answer that from the documents I have."
+    assert data["refusal_reason"] == "low_relevance"  # the cross-encoder finds no answer
+    # on topic, but about a regime the documents never mention
+    named = json.loads(ragd("ask", "How long must audit logs be retained under SOX?", "--json",
+                            cwd=home).stdout)
+    assert (named["status"], named["refusal_reason"]) == ("refused", "not_in_documents")
+    bad = ragd("ask", "", cwd=home)
+    assert bad.returncode == 2 and "query is empty" in bad.stderr
+
+
+def test_audit_log_when_the_profile_asks_for_it(home, tmp_path):
+    prof = tmp_path / "audited.toml"
+    prof.write_text('name = "default"\n[answer]\naudit = true\n')
+    run = ragd("ask", "How long must audit logs be retained?", "--profile", str(prof),
+               cwd=home)
+    assert run.returncode == 0, run.stderr
+    lines = (home / "home" / "logs" / "answers.jsonl").read_text().splitlines()
+    record = json.loads(lines[-1])
+    assert record["status"] == "answered" and record["query"].startswith("How long")
+    assert {"retrieved", "accepted", "rejected", "used", "tokens", "timings_ms"} <= set(record)
+
+
+def test_verify_checks_each_sentence(home):
+    payload = {"question": "q", "answer_sentences": [
+        {"sentence": "Audit logs must be retained for 400 days.", "citations": ["policy.md"]},
+        {"sentence": "Audit logs must be retained for 9 years.", "citations": ["policy.md"]},
+        {"sentence": "Anything goes.", "citations": ["nowhere.md"]}]}
+    run = ragd("verify", "--json", cwd=home, stdin=json.dumps(payload))
+    assert run.returncode == 1
+    verdicts = json.loads(run.stdout)["sentences"]
+    assert [v["status"] for v in verdicts] == ["supported", "unsupported", "unknown_citation"]
+    good = {"question": "q", "answer_sentences": payload["answer_sentences"][:1]}
+    assert ragd("verify", cwd=home, stdin=json.dumps(good)).returncode == 0
+    assert ragd("verify", cwd=home, stdin="{nope").returncode == 2
+
+
+def test_eval_qa_reports_and_gates(home, tmp_path):
+    golden = tmp_path / "g.jsonl"
+    golden.write_text("\n".join(json.dumps(r) for r in [
+        {"id": "a1", "question": "How long must audit logs be retained?",
+         "expected_not_found": False, "must_include": ["400 days"], "min_citations": 1,
+         "expected_sections": ["policy.md"]},
+        {"id": "u1", "question": "What does ITAR say about USML articles?",
+         "expected_not_found": True}]) + "\n")
+    out = tmp_path / "run.json"
+    run = ragd("eval", "qa", str(golden), "--gate", "hallucination==0", "--gate", "pass>=0.95",
+               "--out", str(out), "--json", cwd=home)
+    assert run.returncode == 0, run.stdout + run.stderr
+    summary = json.loads(run.stdout)
+    assert summary["metrics"]["pass"] == 1.0 and summary["metrics"]["hallucination"] == 0.0
+    assert summary["metrics"]["correct_refusal"] == 1.0
+    failing = ragd("eval", "qa", str(golden), "--gate", "p95_ms<0.001", "--compare", str(out),
+                   cwd=home)
+    assert failing.returncode == 1 and "gate failed" in failing.stderr
+    assert "before" in failing.stdout
