@@ -153,7 +153,8 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any) -> Answer:
     pool_terms = [set(analyze(c.text)) for c in pool]
     weight = weights(terms, pool_terms)
     signals: dict[str, float] = {"top_relevance": max((e.relevance for e in evidence),
-                                                      default=0.0)}
+                                                      default=0.0),
+                                 "top_score": max((e.score for e in evidence), default=0.0)}
     trace["signals"] = signals
     if ans["outside_terms"]:
         vocabulary = set().union(*pool_terms) if pool_terms else set()
@@ -176,7 +177,8 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any) -> Answer:
                            min_coverage=float(ans["min_coverage"]),
                            relative=float(ans["relative"]),
                            similarity=_similarity(coll, q) if ans["similarity"] else None,
-                           min_similarity=float(ans["min_similarity"]))
+                           min_similarity=float(ans["min_similarity"]),
+                           shortlist=int(ans["shortlist"]))
         proposed = [Sentence(p.text, (p.fact.evidence,)) for p in picks]
         coverage_best = max((p.coverage for p in picks), default=0.0)
         signals["best_similarity"] = max((p.similarity for p in picks), default=0.0)

@@ -104,6 +104,8 @@ SCHEMA: dict[str, Any] = {
         "strong_relevance": S.Key(S.number(0, 1), "evidence_threshold: or one this strong"),
         "reranker": S.Key(S.registered(_reranker_names), "cross_encoder: the model"),
         "rerank_top": S.Key(S.integer(1, 50), "cross_encoder: passages scored"),
+        "rerank_tokens": S.Key(S.integer(32, 512), "cross_encoder: tokens of question and "
+                               "passage it reads"),
         "rerank_floor": S.Key(S.number(-20, 20), "cross_encoder: best score under it "
                               "refuses (low_relevance)"),
         "rerank_min": S.Key(S.number(-20, 20), "cross_encoder: passages under it are dropped"),
@@ -123,6 +125,7 @@ SCHEMA: dict[str, Any] = {
                             "the question too"),
         "min_similarity": S.Key(S.number(0, 1), "extractive: a sentence this similar is a "
                                 "candidate whatever its term coverage"),
+        "shortlist": S.Key(S.integer(1, 100), "extractive: sentences scored by cosine"),
         "min_answer_coverage": S.Key(S.number(0, 1), "the answer's sentences together hold "
                                      "this share of the question's weighted terms"),
         "support_threshold": S.Key(S.number(0, 1), "a sentence's content terms its cited "

@@ -18,18 +18,20 @@ RERANKERS: Registry[Callable[[], Any]] = Registry("reranker")
 
 
 @RERANKERS.register("ms-marco-minilm")
-def _ms_marco() -> Any:
+def _ms_marco(max_tokens: int = 256) -> Any:
     from .cross_encoder import shared
 
-    return shared()
+    return shared(max_tokens)
 
 
-def rerank(query: str, candidates: Sequence[Candidate], model: Any = None) -> list[Candidate]:
-    """Candidates re-scored by ``model`` (a registered name or an object with ``score``),
-    best first; with ``model=None`` the order is kept."""
+def rerank(query: str, candidates: Sequence[Candidate], model: Any = None,
+           max_tokens: int = 256) -> list[Candidate]:
+    """Candidates re-scored by ``model`` (a registered name, reading at most ``max_tokens``
+    of query and passage, or an object with ``score``), best first; with ``model=None``
+    the order is kept."""
     if model is None:
         return [c.evolve(rank=i + 1) for i, c in enumerate(candidates)]
-    scorer = RERANKERS.get(model)() if isinstance(model, str) else model
+    scorer = RERANKERS.get(model)(max_tokens) if isinstance(model, str) else model
     scores = scorer.score(query, [c.text for c in candidates])
     order = sorted(range(len(candidates)),
                    key=lambda i: (-float(scores[i]), candidates[i].doc_id,
