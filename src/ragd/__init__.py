@@ -10,6 +10,7 @@ import logging as _logging
 # A library logs; the application decides where it goes (no output unless configured).
 _logging.getLogger("ragd").addHandler(_logging.NullHandler())
 
+from .answer import Answer, answer
 from .chunking import chunk
 from .collection import Collection, open_collection
 from .embedding import Embedder, make_embedder
@@ -26,12 +27,12 @@ from .stores import Store, open_store
 from .types import Candidate, Chunk, ChunkPolicy, Document, Filters, Plan, Segment
 
 __all__ = [
-    "Candidate", "Chunk", "ChunkPolicy", "Collection", "ConfigError", "Document",
+    "Answer", "Candidate", "Chunk", "ChunkPolicy", "Collection", "ConfigError", "Document",
     "DocumentTooLargeError", "EmbedModelMismatchError", "Embedder", "EmbedderError",
     "EmbeddingFailureError", "Filters", "IngestReport", "InvalidDocumentError",
     "InvalidQueryError", "Plan", "Profile", "ProfileMismatchError", "RagdError",
     "RetrievalTimeoutError", "Segment", "Store", "StoreError", "UnknownCollectionError",
-    "UsageError", "VectorDBUnavailableError", "VectorDBWriteError", "chunk", "compress", "fuse",
+    "UsageError", "VectorDBUnavailableError", "VectorDBWriteError", "answer", "chunk", "compress", "fuse",
     "index", "ingest", "load_profile", "make_embedder", "open_collection", "open_store", "rerank",
     "retrieve", "__version__",
 ]

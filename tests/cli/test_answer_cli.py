@@ -72,11 +72,11 @@ def test_a_refusal_is_the_exact_text_and_exits_0(home):
     assert data["answer"] == "I cannot answer that from the documents I have."
     assert data["refusal_reason"] == "low_relevance"  # the cross-encoder finds no answer
     # on topic, but about a regime the documents never mention
-    named = json.loads(ragd("ask", "How long must audit logs be retained under SOX?", "--json",
+    named = json.loads(ragd("ask", "How long must audit logs be retained under HIPAA?", "--json",
                             cwd=home).stdout)
     assert (named["status"], named["refusal_reason"]) == ("refused", "not_in_documents")
-    bad = ragd("ask", "", cwd=home)
-    assert bad.returncode == 2 and "query is empty" in bad.stderr
+    empty = json.loads(ragd("ask", "", "--json", cwd=home).stdout)
+    assert (empty["status"], empty["refusal_reason"]) == ("refused", "invalid_query")
 
 
 def test_audit_log_when_the_profile_asks_for_it(home, tmp_path):

@@ -6,55 +6,77 @@
   that occurs nowhere in the retrieved pool (nor as a near-typo of a word that does)
   refuses.
 * ``answer_type``: "how much", "how many", "how long", "when" ask for an amount, a
-  number or a time; an answer whose sentences hold none does not answer them.
+  number, a duration ("30 days", not a year) or a time; an answer whose sentences hold
+  none does not answer them.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Sequence
 
 from ..analysis import analyze
 from .terms import missing_terms
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9.\-]*[A-Za-z0-9]|[A-Za-z]")
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9]|[A-Za-z]")
 _NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirty "
                  "sixty ninety hundred thousand million billion half")
 _NUMBER = re.compile(r"\d|\b(?:" + "|".join(_NUMBER_WORDS.split()) + r")\b", re.I)
 _MONEY = re.compile(r"[$€£₹]|\b(?:dollars?|usd|eur|euros?|rupees?|fee of|fees? (?:is|are) \d)",
                     re.I)
-_TIME = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|thirty|sixty|"
-                   r"ninety)\s+(?:calendar\s+|business\s+|working\s+)?(?:days?|weeks?|months?|"
-                   r"years?|hours?)\b|\b(?:january|february|march|april|may|june|july|august|"
-                   r"september|october|november|december)\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:19|20)\d{2}\b",
-                   re.I)
+_DURATION = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                       r"fifteen|twenty|thirty|sixty|ninety|hundred)[\s-]+(?:calendar\s+|"
+                       r"business\s+|working\s+|clear\s+)?(?:days?|weeks?|months?|years?|hours?|"
+                       r"minutes?)\b", re.I)
+_TIME = re.compile(_DURATION.pattern + r"|\b(?:january|february|march|april|may|june|july|"
+                   r"august|september|october|november|december)\b|\b\d{4}-\d{2}-\d{2}\b|"
+                   r"\b(?:19|20)\d{2}\b", re.I)
 
 
-def salient_terms(question: str, names: bool = False) -> list[str]:
-    """Analysed terms of the question's acronyms (three or more capitals: ITAR, OFAC) and
-    codes (letters and digits: 5A991, DSP-5, Q13); with ``names``, also its words
-    capitalised after the first (a place or a person: weaker evidence of a subject)."""
-    out: list[str] = []
+@lru_cache(maxsize=1)
+def _common_words() -> frozenset[str]:
+    """Whole words of the bundled model's WordPiece vocabulary: ordinary English."""
+    from ..embedding.tokenizer import counting_tokenizer
+
+    return frozenset(w for w in counting_tokenizer().get_vocab()
+                     if w.isalpha() and not w.startswith("##"))
+
+
+def salient_units(question: str, names: bool = False) -> list[tuple[str, ...]]:
+    """The question's acronyms (three or more capitals that are not an ordinary word
+    shouted: ITAR, OFAC but not DROP) and codes (letters and digits: 5A991, DSP-5, Q13),
+    each as the analysed terms it is indexed as (``DSP-5`` → ``dsp``, ``5``); with
+    ``names``, also its words capitalised after the first (weaker evidence)."""
+    out: list[tuple[str, ...]] = []
     tokens = _TOKEN.findall(question)
+    common = _common_words()
     for i, tok in enumerate(tokens):
         bare = tok.replace(".", "").replace("-", "")
         if not bare:
             continue
-        acronym = len(bare) >= 3 and bare.isupper()
+        acronym = len(bare) >= 3 and bare.isupper() and bare.lower() not in common
         code = any(ch.isdigit() for ch in bare) and any(ch.isalpha() for ch in bare)
         name = names and i > 0 and tok[0].isupper() and not tok.isupper()
         if acronym or code or name:
-            out.extend(analyze(bare))
-    return list(dict.fromkeys(out))
+            terms = tuple(analyze(tok if code else bare))
+            if terms and terms not in out:
+                out.append(terms)
+    return out
+
+
+def salient_terms(question: str, names: bool = False) -> list[str]:
+    """Every analysed term of :func:`salient_units`, once."""
+    return list(dict.fromkeys(t for unit in salient_units(question, names) for t in unit))
 
 
 def outside_terms(question: str, terms: Sequence[str], vocabulary: set[str]) -> list[str]:
-    """The question's acronyms and codes the documents lack (nowhere in the retrieved
-    pool, nor as a near-typo of a word that is): a question about them is outside the
-    documents. Ordinary words a question happens to use ("break", "warning") and names
-    of places do not count: the documents may say the same in other words."""
-    salient = set(salient_terms(question))
-    return [t for t in missing_terms(terms, vocabulary) if t in salient]
+    """The question's acronyms and codes the documents lack (a term of theirs nowhere in
+    the retrieved pool, nor a near-typo of a word that is): a question about them is
+    outside the documents. Ordinary words a question happens to use ("break", "warning")
+    and names of places do not count: the documents may say the same in other words."""
+    missing = set(missing_terms([t for u in salient_units(question) for t in u], vocabulary))
+    return [" ".join(u) for u in salient_units(question) if missing & set(u)]
 
 
 def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[str]],
@@ -62,24 +84,32 @@ def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[
     """The question's distinctive acronyms and codes that none of the answer's cited
     passages holds: an answer that never mentions the regime, form or item asked about
     ("DSP-5", "5A991", "OFAC") does not answer the question. An acronym found in at least
-    ``common`` of the retrieved pool ("BIS" in export rules) names the documents' own
+    ``common`` of the retrieved pool ("EAR" in export rules) names the documents' own
     world, not the question's subject, and is not required."""
     have: set[str] = set()
     for text in passages:
         have.update(analyze(text))
     n = max(1, len(pool))
-    return [t for t in salient_terms(question)
-            if t not in have and sum(t in p for p in pool) / n < common]
+    out = []
+    for unit in salient_units(question):
+        if all(t in have for t in unit):
+            continue
+        if all(sum(t in p for p in pool) / n >= common for t in unit):
+            continue
+        out.append(" ".join(unit))
+    return out
 
 
 def answer_type(question: str) -> str | None:
-    """``amount``, ``number``, ``time`` or None, from how the question asks."""
+    """``amount``, ``number``, ``duration``, ``time`` or None, from how the question asks."""
     q = " ".join(question.lower().split())
     if re.search(r"\bhow much\b.*\b(cost|costs|charge|fee|fees|pay|price|money)\b|"
                  r"\bwhat (is|are) the (fee|fees|cost|price)\b|\bhow much does it cost\b", q):
         return "amount"
-    if re.search(r"\bhow long\b|\bhow many (days|weeks|months|years|hours)\b|^when\b|"
-                 r"\bby when\b|\bwhat (date|year|deadline)\b", q):
+    if re.search(r"\bhow long\b|\bhow many (days|weeks|months|years|hours)\b|"
+                 r"\bwithin how\b", q):
+        return "duration"
+    if re.search(r"^when\b|\bby when\b|\bwhat (date|year|deadline)\b", q):
         return "time"
     if re.search(r"\bhow many\b|\bwhat (percentage|percent|number)\b", q):
         return "number"
@@ -93,6 +123,8 @@ def satisfies(kind: str | None, sentences: Sequence[str]) -> bool:
     text = " ".join(sentences)
     if kind == "amount":
         return bool(_MONEY.search(text))
+    if kind == "duration":
+        return bool(_DURATION.search(text))
     if kind == "time":
         return bool(_TIME.search(text))
     return bool(_NUMBER.search(text))

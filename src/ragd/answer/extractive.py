@@ -70,14 +70,18 @@ def filter_facts(question_terms: Sequence[str], facts: Sequence[Fact], *, max_fa
     return kept, dropped
 
 
-def _is_heading(sentence: str) -> bool:
+def _is_heading(sentence: str, label: set[str] = frozenset()) -> bool:
     """A heading, citation header or title line rather than a statement: short, a Markdown
-    heading, or made mostly of references and numbers."""
+    heading, made mostly of references and numbers, or (a line of at most 12 words) only
+    words of the passage's own heading or title (``label``)."""
     words = sentence.split()
     if len(words) < 4 or sentence.lstrip().startswith("#"):
         return True
     letters = sum(ch.isalpha() for ch in sentence)
-    return letters < 0.55 * len(sentence.replace(" ", ""))
+    if letters < 0.55 * len(sentence.replace(" ", "")):
+        return True
+    terms = set(analyze(sentence))
+    return bool(label) and len(words) <= 12 and bool(terms) and terms <= label
 
 
 Similarity = Callable[[Sequence[str]], Sequence[float]]
@@ -91,7 +95,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     """Phase C, extractively: the picked sentences in passage order.
 
     Every whole sentence of the facts is scored by the weighted share of the question's
-    terms it holds (``coverage``), the relevance of its passage and its position; with
+    terms it holds (``coverage``), its passage's place in the context and its own place
+    in the passage; with
     ``similarity``, the ``shortlist`` best are also scored by their cosine with the
     question, which finds an answer worded otherwise ("returned" for "bring back"). A
     sentence is a candidate when its coverage reaches ``min_coverage`` or its similarity
@@ -102,18 +107,23 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     if not facts:
         return []
     weight = dict(weight)
-    top = max(f.score for f in facts) or 1.0
     passage = {f.key: coverage(question_terms, weight, set(analyze(f.quote))) for f in facts}
     rows: list[tuple[Fact, str, int, float, float]] = []  # fact, text, position, cov, prior
-    for f in facts:
+    for rank, f in enumerate(facts):
         quote = f.quote
+        label = set(analyze(" ".join((f.evidence.context, f.evidence.title,
+                                      f.evidence.citation))))
         for position, (start, end) in enumerate(split_sentences(quote)):
             raw = quote[start:end]
-            if _is_heading(raw):
+            if _is_heading(raw, label):
                 continue
             text = normal(raw)
             cov = coverage(question_terms, weight, set(analyze(text)))
-            prior = 0.6 * cov + 0.3 * (f.score / top) + 0.1 / (1 + position)
+            if f.evidence.pinned:  # the question names this passage's section: it is the subject
+                cov = max(cov, min_coverage, passage[f.key])
+            # the passage's place in the context (ordered by the evidence checks: the
+            # cross-encoder's judgement when it ran) and the sentence's place in the passage
+            prior = 0.6 * cov + 0.3 / (1 + rank) + 0.1 / (1 + position)
             rows.append((f, text, position, cov, prior))
     if not rows:
         return []

@@ -16,8 +16,8 @@ from typing import Any, Callable, Sequence
 
 from ..analysis import analyze
 from ..collection import Collection
-from ..errors import ProfileMismatchError
-from ..evidence import Context, assemble, run_validators
+from ..errors import InvalidQueryError, ProfileMismatchError
+from ..evidence import FORMATS, Context, assemble, order, run_validators
 from ..profiles import Profile, load_profile
 from ..retrieval.query import validate_query
 from ..retrieval.retrieve import retrieve
@@ -32,12 +32,16 @@ from .terms import coverage, question_terms, weights
 from .types import ANSWERED, REFUSED, Answer, Dropped, Evidence, Fact, Rejection, Sentence, Trace
 
 REASONS = (
+    "invalid_query",          # empty, or over the length limit
     "low_relevance",          # the best retrieved passage is under the profile's floor
     "section_mismatch",       # the question names a section the store does not hold
+    "scope_mismatch",         # the question names a scope (an act) no passage belongs to
+    "repealed_law",           # every passage left is repealed, invalid or superseded
     "insufficient_evidence",  # fewer passages than the profile needs
     "no_valid_evidence",      # every passage was rejected
     "missing_citation",       # no passage carries the citation fields the profile needs
     "token_budget_exceeded",  # no passage fits the context budget
+    "insufficient_context",   # fewer passages fit than the profile needs
     "not_in_documents",       # the question names things the documents do not contain
     "undetermined",           # no sentence of the evidence answers what was asked
     "no_supported_sentence",  # every proposed sentence failed the answer validators
@@ -52,7 +56,8 @@ def _evidence(c: Candidate, key: str, profile: Profile, text: str) -> Evidence:
     return Evidence(key=key, doc_id=c.doc_id, chunk_id=c.chunk_id, chunk_index=c.chunk_index,
                     text=text, score=float(c.score), relevance=relevance_of(c, kind),
                     section_id=c.section_id, citation=scheme.cite(c, c.title),
-                    fields=scheme.fields(c, c.title), title=c.title, pinned=c.pinned)
+                    fields=scheme.fields(c, c.title), title=c.title, pinned=c.pinned,
+                    context=c.context)
 
 
 def _confidence(facts: Sequence[Fact], best_coverage: float, settings: dict[str, Any]) -> str:
@@ -102,8 +107,17 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
     if prof.name != collection.profile.name:
         raise ProfileMismatchError(f"collection {collection.name!r} was created with profile "
                                    f"{collection.profile.name!r}, not {prof.name!r}")
-    q = validate_query(question)
-    result = _run(q, collection, prof, llm)
+    try:
+        q = validate_query(question)
+    except InvalidQueryError as exc:  # an unusable question is refused, not answered
+        text = question if isinstance(question, str) else repr(question)
+        result = Answer(text[:2000], prof.name, REFUSED, prof.data["answer"]["refusal_text"],
+                        "invalid_query", trace=Trace(signals={}, timings_ms={"total": 0.0}))
+        if on_answer:
+            on_answer(result)
+        del exc
+        return result
+    result = _run(q, collection, prof, llm, audit_dir)
     if prof.data["answer"]["audit"] and audit_dir is not None:
         _audit.append(Path(audit_dir), result)
     if on_answer:
@@ -111,7 +125,7 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
     return result
 
 
-def _run(q: str, coll: Collection, prof: Profile, llm: Any) -> Answer:
+def _run(q: str, coll: Collection, prof: Profile, llm: Any, logs: Path | None = None) -> Answer:
     ev_cfg, ctx_cfg, ans = prof.data["evidence"], prof.data["context"], prof.data["answer"]
     clock = _Clock()
     k = int(prof.retrieval["k"])
@@ -127,19 +141,40 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any) -> Answer:
     trace = dict(retrieved=len(candidates), accepted=len(outcome.accepted),
                  path="llm" if llm is not None else "extractive")
 
-    def refuse(reason: str, evidence: Sequence[Evidence] = (), **extra: Any) -> Answer:
-        return Answer(q, prof.name, REFUSED, ans["refusal_text"], reason, (), "Low",
-                      tuple(evidence), Trace(rejected=tuple(rejected), timings_ms=clock.done(),
-                                             **trace, **extra))
+    names = ans["reason_names"]
+    context_text = ""
 
+    def refuse(reason: str, evidence: Sequence[Evidence] = (), **extra: Any) -> Answer:
+        return Answer(q, prof.name, REFUSED, ans["refusal_text"], names.get(reason, reason), (),
+                      "Low", tuple(evidence), Trace(rejected=tuple(rejected),
+                                                    timings_ms=clock.done(), **trace, **extra),
+                      context_text)
+
+    _log(logs, ev_cfg["log"], {"query": q, "total_retrieved": len(candidates),
+                               "accepted_count": len(outcome.accepted),
+                               "rejected_count": len(outcome.rejected),
+                               "status": "refuse" if outcome.refusal else "pass",
+                               "refusal_reason": names.get(outcome.refusal, outcome.refusal)})
     if outcome.refusal:
         return refuse(outcome.refusal)
-    assembled = assemble(outcome.accepted, max_tokens=int(ctx_cfg["max_tokens"]),
+    ordered = order(q, outcome.accepted, ctx_cfg["order"], prof.scheme)
+    fields = lambda c: prof.scheme.fields(c, c.title)  # noqa: E731
+    assembled = assemble(ordered, max_tokens=int(ctx_cfg["max_tokens"]),
                          max_chunks=int(ctx_cfg["max_chunks"]),
-                         required=tuple(ctx_cfg["required_fields"]),
-                         fields=lambda c: prof.scheme.fields(c, c.title))
+                         required=tuple(ctx_cfg["required_fields"]), fields=fields,
+                         min_chunks=int(ctx_cfg["min_chunks"]))
     rejected += [Rejection(c.doc_id, c.chunk_id, reason, "context")
                  for c, reason in assembled.dropped]
+    if assembled.used:
+        context_text = FORMATS.get(ctx_cfg["format"])(
+            assembled.used, assembled.texts, fields, lambda c: prof.scheme.cite(c, c.title))
+    _log(logs, ctx_cfg["log"], {"query": q, "input_chunk_count": len(ordered),
+                                "used_chunk_count": len(assembled.used),
+                                "dropped_chunk_count": len(assembled.dropped),
+                                "token_count": assembled.tokens,
+                                "status": "refuse" if assembled.refusal else "assembled",
+                                "refusal_reason": names.get(assembled.refusal,
+                                                            assembled.refusal)})
     clock.lap("assemble")
     if assembled.refusal:
         return refuse(assembled.refusal)
@@ -150,15 +185,18 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any) -> Answer:
     trace.update(used=len(evidence), context_tokens=assembled.tokens)
 
     terms = question_terms(q)
-    pool_terms = [set(analyze(c.text)) for c in pool]
+    pool_terms = [set(analyze(f"{c.context} {c.title} {c.text}")) for c in pool]
     weight = weights(terms, pool_terms)
     signals: dict[str, float] = {"top_relevance": max((e.relevance for e in evidence),
                                                       default=0.0),
                                  "top_score": max((e.score for e in evidence), default=0.0)}
     trace["signals"] = signals
+    # acronyms and codes are read after the scheme writes references canonically ("S.302"
+    # is a section reference, not a code the documents lack)
+    plain_q = getattr(prof.scheme, "rewrite", lambda text: text)(q)
     if ans["outside_terms"]:
         vocabulary = set().union(*pool_terms) if pool_terms else set()
-        if outside_terms(q, terms, vocabulary):
+        if outside_terms(plain_q, question_terms(plain_q), vocabulary):
             return refuse("not_in_documents", evidence)
 
     schema_drops: list[Dropped] = []
@@ -200,7 +238,8 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any) -> Answer:
     if ans["answer_type"] and not satisfies(answer_type(q), [s.text for s in sentences]):
         return refuse("undetermined", evidence)
     if ans["outside_terms"] and unanswered_terms(
-            q, [e.text for s in sentences for e in s.citations], pool_terms):
+            plain_q, [" ".join((e.text, e.citation, e.context, e.title))
+                for s in sentences for e in s.citations], pool_terms):
         return refuse("undetermined", evidence)
     confidence = _confidence(facts, coverage_best, ans)
     if llm_confidence is not None:  # the model's own, never above what the evidence allows
@@ -211,7 +250,20 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any) -> Answer:
     text = render(sentences, confidence, ans["style"])
     return Answer(q, prof.name, ANSWERED, text, None, tuple(sentences), confidence,
                   used_evidence, Trace(rejected=tuple(rejected), timings_ms=clock.done(),
-                                       **trace))
+                                       **trace), context_text)
+
+
+def _log(folder: Path | None, name: str, record: dict[str, Any]) -> None:
+    """Append ``record`` (stamped) to ``folder/name`` when the profile names a log."""
+    if not name or folder is None:
+        return
+    import json
+    from datetime import datetime, timezone
+
+    folder.mkdir(parents=True, exist_ok=True)
+    stamped = {"timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"), **record}
+    with open(folder / name, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(stamped, ensure_ascii=False) + "\n")
 
 
 __all__ = ["REASONS", "answer", "Dropped"]

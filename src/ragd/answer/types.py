@@ -32,6 +32,7 @@ class Evidence:
     fields: Mapping[str, Any] = field(default_factory=dict)  # the scheme's own fields
     title: str = ""
     pinned: bool = False
+    context: str = ""        # the passage's heading path or citation line (not quoted)
 
     def citation_dict(self) -> dict[str, Any]:
         return {"doc_id": self.doc_id, "chunk_id": self.chunk_id, "section_id": self.section_id,
@@ -128,6 +129,7 @@ class Answer:
     confidence: str = "Low"
     evidence: tuple[Evidence, ...] = ()
     trace: Trace = field(default_factory=Trace)
+    context: str = ""        # the assembled context text, in the profile's format
 
     @property
     def answered(self) -> bool:

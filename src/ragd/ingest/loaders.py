@@ -147,6 +147,15 @@ register_loader((".md", ".markdown"), load_markdown)
 register_loader((".jsonl", ".jsonl.gz"), _load_jsonl)
 
 
+def _load_json(ref: FileRef, options: LoadOptions) -> Iterable[Document | LoadFailure]:
+    from .statute_json import load_json  # a bare act's sections, or an array of documents
+
+    return load_json(ref, options)
+
+
+register_loader(".json", _load_json)
+
+
 def iter_documents(paths: Sequence[str | PathLike[str]] | str | PathLike[str],
                    options: LoadOptions | None = None,
                    on_failure: Callable[[LoadFailure], None] | None = None

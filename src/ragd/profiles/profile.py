@@ -36,6 +36,12 @@ def _validator_names() -> tuple[str, ...]:
     return VALIDATORS.names()
 
 
+def _format_names() -> tuple[str, ...]:
+    from ..evidence import FORMATS
+
+    return FORMATS.names()
+
+
 def _reranker_names() -> tuple[str, ...]:
     from ..retrieval.rerank import RERANKERS
 
@@ -109,11 +115,22 @@ SCHEMA: dict[str, Any] = {
         "rerank_floor": S.Key(S.number(-20, 20), "cross_encoder: best score under it "
                               "refuses (low_relevance)"),
         "rerank_min": S.Key(S.number(-20, 20), "cross_encoder: passages under it are dropped"),
+        "log": S.Key(S.string(), "append each validation to this file under the logs folder "
+                     "('' : none)"),
+        "requires": S.Key(S.rules({"words": S.list_of(S.string(True)),
+                                   "field": S.string(True), "value": S.scalar()}),
+                          "requires: question words that need a kind of document"),
     },
     "context": {
         "max_tokens": S.Key(S.integer(1), "context budget in words"),
         "max_chunks": S.Key(S.integer(1), "passages in the context"),
-        "required_fields": S.Key(S.list_of(S.string(True)), "citation fields a passage needs"),
+        "required_fields": S.Key(S.list_of(S.string(True)), "citation fields a passage needs "
+                                 "(a|b: either)"),
+        "min_chunks": S.Key(S.integer(1), "fewer passages: insufficient_context"),
+        "order": S.Key(S.list_of(S.choice("named_section", "named_scope", "authority", "score",
+                                          "rank")), "how passages are ordered"),
+        "format": S.Key(S.registered(_format_names), "how the context text is written"),
+        "log": S.Key(S.string(), "append each assembly to this file under the logs folder"),
     },
     "answer": {
         "max_sentences": S.Key(S.integer(1, 6), "sentences in an answer"),
@@ -139,6 +156,8 @@ SCHEMA: dict[str, Any] = {
         "style": S.Key(S.choice("numbered", "qa-contract"), "how an answer is rendered"),
         "audit": S.Key(S.boolean(), "append every run to the audit log"),
         "llm_max_tokens": S.Key(S.integer(16, 8192), "reply budget of one model call"),
+        "reason_names": S.Key(S.table(S.string(True)), "refusal reasons renamed for the "
+                              "profile's contract"),
     },
     "calibration": {
         "model": S.Key(S.string(), "the embedding model the thresholds belong to"),

@@ -163,3 +163,19 @@ def _check_value(value: Any, spec: Any, where: str, dotted: str) -> None:
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: {dotted} must be a table, got {value!r}")
         check(value, spec, where, dotted + ".")
+
+
+def rules(keys: Mapping[str, Check]) -> Check:
+    """A list of tables, each with exactly ``keys`` (checked by their checks)."""
+    def check(v: Any) -> str | None:
+        want = "a list of tables with " + ", ".join(sorted(keys))
+        if not isinstance(v, list):
+            return want
+        for item in v:
+            if not isinstance(item, dict) or set(item) != set(keys):
+                return want
+            for k, c in keys.items():
+                if c(item[k]) is not None:
+                    return want + f" ({k}: {c(item[k])})"
+        return None
+    return check

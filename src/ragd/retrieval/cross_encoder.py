@@ -65,8 +65,9 @@ class CrossEncoder:
                 if digest != MODEL_SHA256:
                     raise EmbedderError(f"{folder / 'model.onnx'} has sha256 {digest}, "
                                         f"expected {MODEL_SHA256}: install {PACKAGE} 2.2.x")
-                tok.enable_truncation(max_length=self.max_tokens,
-                                      strategy="only_second")
+                # the longer of question and passage gives way first: a question longer
+                # than the whole budget is cut too, never refused
+                tok.enable_truncation(max_length=self.max_tokens, strategy="longest_first")
                 tok.enable_padding()
                 opts = ort.SessionOptions()
                 opts.intra_op_num_threads = self.threads or min(os.cpu_count() or 1, 8)
