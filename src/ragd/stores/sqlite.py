@@ -16,7 +16,6 @@ import sqlite3
 import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -26,66 +25,17 @@ from ..analysis import pack_terms, query_analyze, term_hash
 from ..errors import (EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError,
                       VectorDBUnavailableError)
 from ..ids import canonical_json
-from ..types import Chunk, Filters, search_text
+from ..types import Chunk, Filters
 from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, checked_embeddings
+from .sqlite_sql import CHUNK_COLUMNS, chunk_from_row, filter_sql, migrate
 from .lexical_index import DEFAULT_B, DEFAULT_K1, LexicalDelta, LexicalIndex
 from .vector_cache import Delta, VectorCache
 
-SCHEMA_VERSION = 3
 log = logging.getLogger("ragd.store")
-_CHUNK_COLUMNS = ("c.doc_id, c.chunk_index, c.chunk_id, c.section_id, c.parent_id, c.kind, "
-                  "c.context, c.text, c.tags, c.metadata, c.tokens, c.start_offset, "
-                  "c.end_offset, c.page")
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def _json_filter_value(value: Any) -> tuple[str, Any]:
-    """(json_each type, json_each value) that a top-level metadata value has in SQLite."""
-    if value is None:
-        return "null", None
-    if value is True:
-        return "true", 1
-    if value is False:
-        return "false", 0
-    if isinstance(value, int):
-        return "integer", value
-    if isinstance(value, float):
-        return ("integer", int(value)) if value.is_integer() else ("real", value)
-    if isinstance(value, str):
-        return "text", value
-    if isinstance(value, (list, tuple)):
-        return "array", json.dumps(list(value), separators=(",", ":"), ensure_ascii=False)
-    if isinstance(value, dict):
-        return "object", json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    raise UsageError(f"metadata filter value {value!r} is not a JSON value")
-
-
-def _filter_sql(filters: Filters, alias: str = "c") -> tuple[str, list[Any]]:
-    """SQL conditions (joined by AND) and parameters for ``filters``; values are parameters only."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if filters.tags_any:
-        marks = ",".join("?" * len(filters.tags_any))
-        clauses.append(f"EXISTS (SELECT 1 FROM chunk_tags t WHERE t.chunk_rowid = {alias}.id "
-                       f"AND t.tag IN ({marks}))")
-        params.extend(filters.tags_any)
-    if filters.tags_all:
-        wanted = sorted(set(filters.tags_all))
-        marks = ",".join("?" * len(wanted))
-        clauses.append(f"(SELECT count(*) FROM chunk_tags t WHERE t.chunk_rowid = {alias}.id "
-                       f"AND t.tag IN ({marks})) = ?")
-        params.extend(wanted)
-        params.append(len(wanted))
-    for key in sorted(filters.metadata):
-        kind, value = _json_filter_value(filters.metadata[key])
-        test = "j.value IS NULL" if kind == "null" else "j.value = ?"
-        clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.metadata) j "
-                       f"WHERE j.key = ? AND j.type = ? AND {test})")
-        params.extend([key, kind] if kind == "null" else [key, kind, value])
-    return " AND ".join(clauses), params
 
 
 class SQLiteStore:
@@ -102,7 +52,7 @@ class SQLiteStore:
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.execute("PRAGMA busy_timeout=30000")
-            self._migrate()
+            migrate(self._conn, self.path)
         except (sqlite3.DatabaseError, OSError) as exc:
             log.error("cannot open store %s: %s", self.path, exc)
             raise VectorDBUnavailableError(f"cannot open store {self.path}: {exc}") from exc
@@ -123,55 +73,6 @@ class SQLiteStore:
             self._conn.execute("ROLLBACK")
             raise
         self._conn.execute("COMMIT")
-
-    # -- schema ---------------------------------------------------------------------
-    def _migrate(self) -> None:
-        """Create the schema, or bring an older store up to this version."""
-        tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master")}
-        row = (self._conn.execute("SELECT value FROM ragd_meta WHERE key = 'schema_version'")
-               .fetchone() if "ragd_meta" in tables else None)
-        version = int(row[0]) if row else 0
-        if version > SCHEMA_VERSION:
-            raise StoreError(f"store {self.path} has schema version {version}; this ragd "
-                             f"supports up to {SCHEMA_VERSION}: upgrade ragd")
-        if version == SCHEMA_VERSION:
-            return
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            if version == 0:
-                sql = (resources.files("ragd.stores") / "schema_sqlite.sql").read_text("utf-8")
-                for statement in sql.split(";"):
-                    if statement.strip():
-                        self._conn.execute(statement)
-            if version == 1:
-                self._migrate_1_to_2(tables)
-            if 1 <= version <= 2:
-                self._migrate_2_to_3()
-            self._conn.execute("INSERT OR REPLACE INTO ragd_meta VALUES ('schema_version', ?)",
-                               (str(SCHEMA_VERSION),))
-            self._conn.execute("COMMIT")
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-
-    def _migrate_1_to_2(self, tables: set[str]) -> None:
-        """v2 replaces the FTS5 tables by per-chunk analysed terms (in-memory BM25)."""
-        self._conn.execute("ALTER TABLE chunks ADD COLUMN terms BLOB NOT NULL DEFAULT x''")
-        self._conn.execute("CREATE INDEX IF NOT EXISTS chunks_by_section ON chunks "
-                           "(collection_id, section_id)")
-        for name in sorted(t for t in tables if t.startswith("fts_") and "_" not in t[4:]):
-            self._conn.execute(f'DROP TABLE IF EXISTS "{name}"')
-        rows = self._conn.execute("SELECT id, context, text FROM chunks").fetchall()
-        self._conn.executemany(
-            "UPDATE chunks SET terms = ? WHERE id = ?",
-            [(pack_terms(search_text(ctx, text)), rowid)
-             for rowid, ctx, text in rows])
-
-    def _migrate_2_to_3(self) -> None:
-        """v3 adds the query cache table."""
-        sql = (resources.files("ragd.stores") / "schema_sqlite.sql").read_text("utf-8")
-        create = sql[sql.index("CREATE TABLE IF NOT EXISTS query_cache"):]
-        self._conn.execute(create.split(";")[0])
 
     # -- query cache -----------------------------------------------------------------
     def cache_get(self, collection: str, key: str, max_age: float, now: float) -> str | None:
@@ -434,7 +335,7 @@ class SQLiteStore:
         """Rowids that pass ``filters`` (None when there are none)."""
         if not filters:
             return None
-        where, params = _filter_sql(filters)
+        where, params = filter_sql(filters)
         return np.array([r[0] for r in self._conn.execute(
             f"SELECT c.id FROM chunks c WHERE c.collection_id = ? AND {where}",
             [cid, *params])], dtype=np.int64)
@@ -460,7 +361,7 @@ class SQLiteStore:
             return []
         with self._lock:
             cid = self._cid(collection)
-            where, params = _filter_sql(filters)
+            where, params = filter_sql(filters)
             rows = self._conn.execute(
                 f"SELECT c.doc_id, c.chunk_index FROM chunks c WHERE c.collection_id = ? "
                 f"AND c.section_id IN ({','.join('?' * len(wanted))}) "
@@ -470,14 +371,6 @@ class SQLiteStore:
         return [(r[0], int(r[1])) for r in rows]
 
     # -- reading -----------------------------------------------------------------------
-    @staticmethod
-    def _chunk(row: Sequence[Any]) -> Chunk:
-        return Chunk(doc_id=row[0], chunk_index=int(row[1]), chunk_id=row[2], section_id=row[3],
-                     parent_id=row[4], kind=row[5], context=row[6], text=row[7],
-                     tags=tuple(json.loads(row[8])) if row[8] != "[]" else (),
-                     metadata=json.loads(row[9]) if row[9] != "{}" else {},
-                     tokens=int(row[10]), start_offset=row[11], end_offset=row[12], page=row[13])
-
     def get_chunks(self, collection: str, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
         out: dict[Key, StoredChunk] = {}
         with self._lock:
@@ -489,13 +382,13 @@ class SQLiteStore:
                 # chunk_index) index: one probe per key (two IN lists probed their product).
                 rows = self._conn.execute(
                     f"WITH k(doc_id, chunk_index) AS (VALUES {','.join(['(?, ?)'] * len(part))}) "
-                    f"SELECT {_CHUNK_COLUMNS}, d.title FROM k "
+                    f"SELECT {CHUNK_COLUMNS}, d.title FROM k "
                     "JOIN chunks c ON c.collection_id = ? AND c.doc_id = k.doc_id "
                     "AND c.chunk_index = k.chunk_index "
                     "JOIN documents d ON d.collection_id = c.collection_id AND d.doc_id = c.doc_id",
                     [*(v for key in part for v in key), cid]).fetchall()
                 for row in rows:
-                    chunk = self._chunk(row)
+                    chunk = chunk_from_row(row)
                     out[chunk.key] = StoredChunk(chunk, row[14])
         return out
 
@@ -503,10 +396,10 @@ class SQLiteStore:
         with self._lock:
             cid = self._cid(collection)
             rows = self._conn.execute(
-                f"SELECT {_CHUNK_COLUMNS}, c.embedding FROM chunks c WHERE c.collection_id = ? "
+                f"SELECT {CHUNK_COLUMNS}, c.embedding FROM chunks c WHERE c.collection_id = ? "
                 "ORDER BY c.doc_id, c.chunk_index", (cid,)).fetchall()
         for row in rows:
-            yield self._chunk(row), np.frombuffer(row[14], dtype=np.float32)
+            yield chunk_from_row(row), np.frombuffer(row[14], dtype=np.float32)
 
     def stats(self, collection: str) -> dict[str, Any]:
         with self._lock:
