@@ -9,14 +9,20 @@ returned as :class:`Hit` lists ordered by score, ties by (doc_id, chunk_index).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Protocol, Sequence, runtime_checkable
+from typing import (Any, ContextManager, Iterator, Mapping, Protocol, Sequence,
+                    runtime_checkable)
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import StoreError, UsageError
 from ..types import Chunk, Filters
 
 Key = tuple[str, int]
+NO_FILTERS = Filters()
+
+
+class ReadOnlyStoreError(StoreError):
+    """A write to a store that was opened read-only (a file this process cannot write)."""
 
 
 @dataclass(frozen=True)
@@ -85,11 +91,40 @@ def checked_embeddings(record: DocumentRecord, chunks: Sequence[Chunk],
     return vectors
 
 
+class Snapshot(Protocol):
+    """One collection as of one committed state: every read through it sees the same data,
+    whatever is written meanwhile. Obtained from :meth:`Store.snapshot`; valid inside that
+    block only. Thread-safe (the halves of a hybrid search may use it at once)."""
+
+    collection: str
+    data_version: int
+
+    def vector_search(self, query: np.ndarray, limit: int,
+                      filters: Filters = NO_FILTERS) -> list[Hit]: ...
+
+    def lexical_search(self, terms: Sequence[str], limit: int,
+                       filters: Filters = NO_FILTERS) -> list[Hit]: ...
+
+    def find_sections(self, section_ids: Sequence[str], limit: int,
+                      filters: Filters = NO_FILTERS) -> list[Key]: ...
+
+    def get_chunks(self, keys: Sequence[Key]) -> dict[Key, StoredChunk]: ...
+
+
 @runtime_checkable
 class Store(Protocol):
     """A backend holding collections of chunks with embeddings and a lexical index."""
 
     url: str
+    read_only: str
+    """Why the store cannot be written (empty when it can)."""
+
+    def snapshot(self, collection: str, *, parallel: bool = False
+                 ) -> ContextManager[Snapshot]:
+        """A read transaction on ``collection``: what :func:`ragd.retrieve` reads through,
+        so one search never mixes two states (the single-call searches below are each a
+        snapshot of their own). ``parallel``: two threads will search in it at once."""
+        ...
 
     def create_collection(self, name: str, embed_model: str, embed_dims: int,
                           config: Mapping[str, Any]) -> CollectionInfo:

@@ -69,7 +69,7 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent.futures import CancelledError, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Iterator, Mapping, Sequence
@@ -85,11 +85,11 @@ from ..errors import (EmbedModelMismatchError, StoreError, UnknownCollectionErro
                       VectorDBUnavailableError)
 from ..types import Chunk, Filters
 from . import postgres_sql as Q
-from .base import (CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, checked_embeddings,
-                   rank_hits)
+from .base import (CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, checked_embeddings)
 from . import pg_copy
 from .pg_copy import check_chunks, check_document
-from .pg_tsvector import TsVector, TsVectorDumper, TsVectorTooLarge, tsquery, tsvectors
+from .postgres_read import BEGIN_READ, COLUMNS, NO_FILTERS, PgSnapshot, chunk_from_row
+from .pg_tsvector import TsVector, TsVectorDumper, TsVectorTooLarge, tsvectors
 from .postgres_sql import (SCHEMA_VERSION, PgOptions, ServerInfo, message as _message,
                            migrate, parse_store_url, version_tuple as _version_tuple)
 
@@ -147,6 +147,8 @@ class PostgresStore:
         self._colls: dict[str, _Coll] = {}
         self._encoders: ThreadPoolExecutor | None = None
         self._closed = False
+        self.read_only = ""
+        self._miss_version = threading.local()
         self._pool = ConnectionPool(
             conninfo, min_size=self.options.pool_min,
             max_size=max(self.options.pool_max, self.options.pool_min),
@@ -174,9 +176,15 @@ class PostgresStore:
     def _conn(self) -> Iterator[psycopg.Connection]:
         """A pooled connection; one transaction, committed at the end (rolled back on error).
         Driver and server failures become StoreError."""
-        try:
+        with self._errors():
             with self._pool.connection() as conn:
                 yield conn
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Driver and server failures inside the block become StoreError."""
+        try:
+            yield
         except psycopg.errors.UndefinedTable as exc:
             with self._lock:
                 self._colls.clear()
@@ -429,21 +437,32 @@ class PostgresStore:
         return found
 
     # -- query cache -------------------------------------------------------------------------
+    # A value is stored under the data version its computation saw. The store cannot see the
+    # computation, only its ends: cache_get notes the version at a miss (per thread), and
+    # cache_put stores nothing when a write has landed since, as the value may predate it.
     def cache_get(self, collection: str, key: str, max_age: float, now: float) -> str | None:
         cid = self._coll(collection).cid
         with self._conn() as conn:
             row = conn.execute(
-                "SELECT q.value FROM query_cache q JOIN collections c ON c.id = q.collection_id "
-                "WHERE q.collection_id = %s AND q.key = %s AND q.data_version = c.data_version "
-                "AND q.created_at >= %s AND q.created_at <= %s",
-                (cid, key, now - max_age, now)).fetchone()
-        return row[0] if row else None
+                "SELECT c.data_version, q.value FROM collections c LEFT JOIN query_cache q "
+                "ON q.collection_id = c.id AND q.key = %s AND q.data_version = c.data_version "
+                "AND q.created_at >= %s AND q.created_at <= %s WHERE c.id = %s",
+                (key, now - max_age, now, cid)).fetchone()
+        if row is None:
+            return None
+        if row[1] is None:
+            self._miss_version.value = (collection, key, int(row[0]))
+        return row[1]
 
     def cache_put(self, collection: str, key: str, value: str, now: float) -> None:
         cid = self._coll(collection).cid
+        seen = getattr(self._miss_version, "value", None)
+        self._miss_version.value = None
         with self._conn() as conn:
             version = conn.execute("SELECT data_version FROM collections WHERE id = %s",
                                    (cid,)).fetchone()[0]
+            if seen is not None and seen[:2] == (collection, key) and seen[2] != version:
+                return
             conn.execute("DELETE FROM query_cache WHERE collection_id = %s AND "
                          "data_version < %s", (cid, version))
             conn.execute(
@@ -459,110 +478,47 @@ class PostgresStore:
             return int(conn.execute("SELECT data_version FROM collections WHERE id = %s",
                                     (cid,)).fetchone()[0])
 
-    # -- search ----------------------------------------------------------------------------
+    # -- reads (each one snapshot) ----------------------------------------------------------
+    @contextmanager
+    def snapshot(self, collection: str, *, parallel: bool = False) -> Iterator[PgSnapshot]:
+        """``collection`` as of one committed state, for as long as the block runs.
+        ``parallel``: two threads will read at once (the snapshot is exported, so that the
+        second gets a connection of its own in the same state)."""
+        coll = self._coll(collection)
+        with ExitStack() as stack:
+            conn = stack.enter_context(self._conn())
+            conn.execute(BEGIN_READ)
+            row = conn.execute("SELECT data_version"
+                               + (", pg_export_snapshot()" if parallel else ", NULL")
+                               + " FROM collections WHERE id = %s", (coll.cid,)).fetchone()
+            if row is None:
+                with self._lock:
+                    self._colls.pop(collection, None)
+                raise StoreError(f"store {self.url}: collection {collection!r} was dropped "
+                                 "by another process")
+            yield PgSnapshot(self, coll, conn, int(row[0]), row[1], stack)
+
     def vector_search(self, collection: str, query: np.ndarray, limit: int,
-                      filters: Filters = Filters(), *, ef_search: int | None = None,
+                      filters: Filters = NO_FILTERS, *, ef_search: int | None = None,
                       exact: bool | None = None) -> list[Hit]:
         """Top ``limit`` by cosine similarity. ``ef_search`` overrides the store's for this
         query; ``exact`` forces (True) or forbids (False) the exact path."""
-        coll = self._coll(collection)
-        dims = coll.info.embed_dims
-        q = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
-        if q.shape[0] != dims:
-            raise UsageError(f"query vector has {q.shape[0]} dims; collection "
-                             f"{collection!r} has {dims}")
-        if not np.isfinite(q).all():
-            raise UsageError("query vector contains NaN or infinity")
-        if limit <= 0:
-            return []
-        where, params = Q.filter_sql(filters)
-        params.update(q=q, k=int(limit), k_inner=int(limit) + 10)
-        dist = Q.distance_expr(coll.index, dims)
-        use_exact = (self.options.search == "exact" or coll.index.get("kind") == "none"
-                     if exact is None else exact)
-        with self._conn() as conn:
-            if not use_exact and filters and exact is None:
-                # Counting through the filter's GIN index: with a LIMIT, the planner tends
-                # to bet on a sequential scan finding rows early, which a selective filter
-                # defeats (the bet is what this count is about).
-                conn.execute("SELECT set_config('enable_seqscan', 'off', true)")
-                matching = conn.execute(Q.count_query(coll.cid, where),
-                                        {**params, "cap": self.options.exact_below + 1}
-                                        ).fetchone()[0]
-                use_exact = matching <= self.options.exact_below
-            rows: list[tuple[Any, ...]] = []
-            if not use_exact:
-                mode = self.options.iterative_scan if self._iterative else "off"
-                conn.execute(
-                    "SELECT set_config('enable_seqscan', 'on', true), "
-                    "set_config('hnsw.ef_search', %s, true)"
-                    + (", set_config('hnsw.iterative_scan', %s, true), "
-                       "set_config('hnsw.max_scan_tuples', %s, true)" if self._iterative else ""),
-                    [str(max(ef_search or self.options.ef_search, limit + 10))]
-                    + ([mode, str(self.options.max_scan_tuples)] if self._iterative else []))
-                rows = conn.execute(Q.vector_query(coll.cid, dist, where, exact=False,
-                                                   relaxed=mode == "relaxed_order"),
-                                    params).fetchall()
-            if use_exact or (len(rows) < limit and exact is None):
-                rows = conn.execute(Q.vector_query(coll.cid, dist, where, exact=True,
-                                                   relaxed=False), params).fetchall()
-        return [Hit(r[0], int(r[1]), 1.0 - float(r[2])) for r in rows]
+        with self.snapshot(collection) as snap:
+            return snap.vector_search(query, limit, filters, ef_search=ef_search, exact=exact)
 
     def lexical_search(self, collection: str, terms: Sequence[str], limit: int,
-                       filters: Filters = Filters()) -> list[Hit]:
-        query = tsquery(terms)
-        if query is None or limit <= 0:
-            return []
-        coll = self._coll(collection)
-        where, params = Q.filter_sql(filters)
-        params.update(query=query, k=int(limit))
-        with self._conn() as conn:
-            rows = conn.execute(Q.lexical_query(coll.cid, where, self.options.lexical_rank),
-                                params).fetchall()
-        return rank_hits([Hit(r[0], int(r[1]), float(r[2])) for r in rows], limit)
+                       filters: Filters = NO_FILTERS) -> list[Hit]:
+        with self.snapshot(collection) as snap:
+            return snap.lexical_search(terms, limit, filters)
 
     def find_sections(self, collection: str, section_ids: Sequence[str], limit: int,
-                      filters: Filters = Filters()) -> list[Key]:
-        wanted = [s.replace("\x00", " ") for s in dict.fromkeys(section_ids)]
-        if not wanted or limit <= 0:
-            return []
-        coll = self._coll(collection)
-        where, params = Q.filter_sql(filters)
-        params.update(sections=wanted, k=int(limit))
-        with self._conn() as conn:
-            rows = conn.execute(sql.SQL(
-                "SELECT c.doc_id, c.chunk_index FROM {} c WHERE c.section_id = "
-                "ANY(%(sections)s::text[]){} ORDER BY c.doc_id, c.chunk_index LIMIT %(k)s"
-            ).format(Q.chunk_table(coll.cid), where), params).fetchall()
-        return [(r[0], int(r[1])) for r in rows]
-
-    # -- reading ---------------------------------------------------------------------------
-    @staticmethod
-    def _chunk(row: Sequence[Any]) -> Chunk:
-        return Chunk(doc_id=row[0], chunk_index=int(row[1]), chunk_id=row[2], section_id=row[3],
-                     parent_id=row[4], kind=row[5], context=row[6], text=row[7],
-                     tags=tuple(row[8]), metadata=row[9], tokens=int(row[10]),
-                     start_offset=row[11], end_offset=row[12], page=row[13])
-
-    _COLUMNS = sql.SQL(", ").join(sql.Identifier("c", n) for n in Q.CHUNK_COLUMNS)
+                      filters: Filters = NO_FILTERS) -> list[Key]:
+        with self.snapshot(collection) as snap:
+            return snap.find_sections(section_ids, limit, filters)
 
     def get_chunks(self, collection: str, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
-        keys = list(dict.fromkeys(keys))
-        if not keys:
-            return {}
-        coll = self._coll(collection)
-        with self._conn() as conn:
-            rows = conn.execute(sql.SQL(
-                "SELECT {cols}, d.title FROM unnest(%s::text[], %s::int[]) AS k(doc_id, idx) "
-                "JOIN {t} c ON c.doc_id = k.doc_id COLLATE \"C\" AND c.chunk_index = k.idx "
-                "JOIN documents d ON d.collection_id = c.collection_id AND d.doc_id = c.doc_id"
-            ).format(cols=self._COLUMNS, t=Q.chunk_table(coll.cid)),
-                ([k[0] for k in keys], [int(k[1]) for k in keys])).fetchall()
-        out: dict[Key, StoredChunk] = {}
-        for row in rows:
-            chunk = self._chunk(row)
-            out[chunk.key] = StoredChunk(chunk, row[14])
-        return out
+        with self.snapshot(collection) as snap:
+            return snap.get_chunks(keys)
 
     def iter_chunks(self, collection: str) -> Iterator[tuple[Chunk, np.ndarray]]:
         """Streams (a server-side cursor in one snapshot), ordered by (doc_id, chunk_index)."""
@@ -572,9 +528,9 @@ class PostgresStore:
                 cur.itersize = 500
                 cur.execute(sql.SQL("SELECT {cols}, c.embedding FROM {t} c "
                                     "ORDER BY c.doc_id, c.chunk_index").format(
-                    cols=self._COLUMNS, t=Q.chunk_table(coll.cid)))
+                    cols=COLUMNS, t=Q.chunk_table(coll.cid)))
                 for row in cur:
-                    yield self._chunk(row), row[14].to_numpy()
+                    yield chunk_from_row(row), row[14].to_numpy()
 
     def stats(self, collection: str) -> dict[str, Any]:
         coll = self._coll(collection)

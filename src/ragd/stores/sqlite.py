@@ -3,35 +3,58 @@
 Lexical search: each chunk's analysed terms are stored with it and scored by
 BM25 in memory (:class:`LexicalIndex`; Snowball stems, stop words removed,
 k1 1.2 and b 0.75, the classic defaults). Vector search: float32 blobs,
-searched exactly in memory by :class:`VectorCache`. Both caches load on first use and follow this process's
-writes by deltas. A document is written in one ``BEGIN IMMEDIATE``
+searched exactly in memory by :class:`VectorCache`. Both caches load on first use and
+follow this process's writes by deltas. A document is written in one ``BEGIN IMMEDIATE``
 transaction: all its chunks or none.
+
+Reads go through :meth:`SQLiteStore.snapshot` (:mod:`ragd.stores.sqlite_read`): a read
+transaction on a connection of its own, so one search sees one committed state while
+writers go on. A store file this process cannot write is opened read-only (``mode=ro``;
+``immutable=1`` when its WAL files cannot be created either): searches work, writes raise
+:class:`~ragd.stores.base.ReadOnlyStoreError`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import quote
 from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from ..analysis import pack_terms, query_analyze, term_hash
+from ..analysis import pack_terms
 from ..errors import (EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError,
                       VectorDBUnavailableError)
 from ..ids import canonical_json
 from ..types import Chunk, Filters
-from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, checked_embeddings
-from .sqlite_sql import CHUNK_COLUMNS, chunk_from_row, filter_sql, migrate
-from .lexical_index import DEFAULT_B, DEFAULT_K1, LexicalDelta, LexicalIndex
-from .vector_cache import Delta, VectorCache
+from .base import (CollectionInfo, DocumentRecord, Hit, Key, ReadOnlyStoreError, StoredChunk,
+                   checked_embeddings)
+from .lexical_index import LexicalDelta, LexicalIndex, LexicalView
+from .sqlite_read import NO_FILTERS, SQLiteSnapshot, lexical_view, vector_view
+from .sqlite_sql import CHUNK_COLUMNS, check_schema, chunk_from_row, migrate
+from .vector_cache import Delta, VectorCache, VectorView
 
 log = logging.getLogger("ragd.store")
+_IDLE_READERS = 8  # read connections kept open between snapshots
+
+
+def _read_only_reason(path: Path) -> str:
+    """Why this process cannot write the store at ``path`` (empty when it can): an existing
+    file or its directory (where SQLite keeps the WAL files) without write permission."""
+    if not path.exists():
+        return ""
+    if not os.access(path, os.W_OK):
+        return "the file is not writable"
+    if not os.access(path.parent, os.W_OK):
+        return "its directory is not writable"
+    return ""
 
 
 def _now() -> str:
@@ -44,25 +67,64 @@ class SQLiteStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.url = str(self.path)
+        self.read_only = ""  # why the store is read-only; empty when it is writable
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(str(self.path), isolation_level=None,
-                                         check_same_thread=False, timeout=30.0)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute("PRAGMA foreign_keys=ON")
-            self._conn.execute("PRAGMA busy_timeout=30000")
-            migrate(self._conn, self.path)
+            self.read_only = _read_only_reason(self.path)
+            if not self.read_only:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._uri = self._open_uri()
+            self._conn = self._connect()
+            if not self.read_only:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                migrate(self._conn, self.path)
+            else:
+                check_schema(self._conn, self.path)
         except (sqlite3.DatabaseError, OSError) as exc:
             log.error("cannot open store %s: %s", self.path, exc)
             raise VectorDBUnavailableError(f"cannot open store {self.path}: {exc}") from exc
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()        # the write connection
+        self._cache_lock = threading.Lock()   # the in-memory indexes
+        self._pool_lock = threading.Lock()    # idle read connections
+        self._idle: list[sqlite3.Connection] = []
+        self._closed = False
         self._caches: dict[int, VectorCache] = {}
         self._lexical: dict[int, LexicalIndex] = {}
+        self._miss_version = threading.local()
+
+    def _open_uri(self) -> str:
+        """The URI to open: read-write; or ``mode=ro``, plus ``immutable=1`` when the WAL
+        files cannot be created (nobody can write the store then)."""
+        base = "file:" + quote(str(self.path.resolve() if self.read_only else self.path))
+        if not self.read_only:
+            return base
+        try:
+            probe = sqlite3.connect(base + "?mode=ro", uri=True, isolation_level=None)
+            try:
+                probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return base + "?mode=ro"
+            finally:
+                probe.close()
+        except sqlite3.OperationalError:
+            return base + "?mode=ro&immutable=1"
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self._uri, uri=True, isolation_level=None,
+                               check_same_thread=False, timeout=30.0)
+        if not self.read_only:
+            conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA busy_timeout=30000")
+        return conn
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyStoreError(f"store {self.url} is read-only ({self.read_only}): "
+                                     "cannot write to it; searches still work")
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
         """BEGIN IMMEDIATE ... COMMIT; any failure rolls everything back."""
+        self._writable()
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -74,21 +136,91 @@ class SQLiteStore:
             raise
         self._conn.execute("COMMIT")
 
+    # -- snapshots -------------------------------------------------------------------
+    def _reader(self) -> sqlite3.Connection:
+        with self._pool_lock:
+            if self._closed:
+                raise StoreError(f"store {self.url} is closed")
+            if self._idle:
+                return self._idle.pop()
+        try:
+            return self._connect()
+        except sqlite3.Error as exc:
+            raise VectorDBUnavailableError(f"cannot open store {self.path}: {exc}") from exc
+
+    def _release(self, conn: sqlite3.Connection) -> None:
+        with self._pool_lock:
+            if not self._closed and len(self._idle) < _IDLE_READERS:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    @contextmanager
+    def snapshot(self, collection: str, *, parallel: bool = False
+                 ) -> Iterator[SQLiteSnapshot]:
+        """``collection`` as of one committed state, for as long as the block runs (two
+        threads may use it at once whatever ``parallel`` says: scoring runs outside SQL)."""
+        conn = self._reader()
+        try:
+            conn.execute("BEGIN")
+            row = conn.execute(
+                "SELECT id, name, embed_model, embed_dims, config, created_at, data_version "
+                "FROM collections WHERE name = ?", (collection,)).fetchone()
+            if row is None:
+                self._collection_row(collection)  # raises UnknownCollectionError
+            yield SQLiteSnapshot(self, conn, int(row[0]), self._info(row), int(row[6]))
+        except sqlite3.Error as exc:
+            raise StoreError(f"store {self.url}: {exc}") from exc
+        finally:
+            try:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+                self._release(conn)
+            except sqlite3.Error:
+                conn.close()
+
+    def _vector_view(self, cid: int, dims: int, version: int, rows: Any) -> VectorView:
+        with self._cache_lock:
+            cache = self._caches.get(cid)
+            if cache is None:
+                cache = self._caches[cid] = VectorCache(dims)
+            return vector_view(cache, cid, dims, version, rows)
+
+    def _lexical_view(self, cid: int, version: int, rows: Any) -> LexicalView:
+        with self._cache_lock:
+            index = self._lexical.get(cid)
+            if index is None:
+                index = self._lexical[cid] = LexicalIndex()
+            return lexical_view(index, cid, version, rows)
+
     # -- query cache -----------------------------------------------------------------
+    # A value is stored under the data version its computation saw. The store cannot see the
+    # computation, only its ends: cache_get notes the version at a miss (per thread), and
+    # cache_put stores nothing when a write has landed since, as the value may predate it.
     def cache_get(self, collection: str, key: str, max_age: float, now: float) -> str | None:
         with self._lock:
             row = self._conn.execute(
-                "SELECT q.value FROM query_cache q JOIN collections c ON c.id = q.collection_id "
-                "WHERE c.name = ? AND q.key = ? AND q.data_version = c.data_version "
-                "AND q.created_at >= ? AND q.created_at <= ?",
-                (collection, key, now - max_age, now)).fetchone()
-        return row[0] if row else None
+                "SELECT c.data_version, q.value FROM collections c LEFT JOIN query_cache q "
+                "ON q.collection_id = c.id AND q.key = ? AND q.data_version = c.data_version "
+                "AND q.created_at >= ? AND q.created_at <= ? WHERE c.name = ?",
+                (key, now - max_age, now, collection)).fetchone()
+        if row is None:
+            return None
+        if row[1] is None:
+            self._miss_version.value = (collection, key, int(row[0]))
+        return row[1]
 
     def cache_put(self, collection: str, key: str, value: str, now: float) -> None:
+        if self.read_only:
+            return  # a cache is an optimisation: a read-only store goes without
+        seen = getattr(self._miss_version, "value", None)
+        self._miss_version.value = None
         with self._lock:
             cid = self._cid(collection)
             with self._transaction():
                 version = self._data_version(cid)
+                if seen is not None and seen[:2] == (collection, key) and seen[2] != version:
+                    return
                 self._conn.execute("DELETE FROM query_cache WHERE collection_id = ? AND "
                                    "data_version < ?", (cid, version))
                 self._conn.execute(
@@ -155,8 +287,9 @@ class SQLiteStore:
                 self._conn.execute("DELETE FROM chunks WHERE collection_id = ?", (cid,))
                 self._conn.execute("DELETE FROM documents WHERE collection_id = ?", (cid,))
                 self._conn.execute("DELETE FROM collections WHERE id = ?", (cid,))
-            self._caches.pop(cid, None)
-            self._lexical.pop(cid, None)
+            with self._cache_lock:
+                self._caches.pop(cid, None)
+                self._lexical.pop(cid, None)
 
     # -- documents -------------------------------------------------------------------
     @staticmethod
@@ -262,10 +395,11 @@ class SQLiteStore:
                                       (cid,)).fetchone()[0])
 
     def _record_delta(self, cid: int, delta: Delta, lexical: LexicalDelta) -> None:
-        if cid in self._caches:
-            self._caches[cid].record(delta)
-        if cid in self._lexical:
-            self._lexical[cid].record(lexical)
+        with self._cache_lock:
+            if cid in self._caches:
+                self._caches[cid].record(delta)
+            if cid in self._lexical:
+                self._lexical[cid].record(lexical)
 
     def delete_document(self, collection: str, doc_id: str) -> bool:
         with self._lock:
@@ -284,120 +418,40 @@ class SQLiteStore:
                                    LexicalDelta(version, removed, none, [], []))
             return found
 
-    # -- search ----------------------------------------------------------------------
+    # -- reads (each one snapshot) --------------------------------------------------
     def _data_version(self, cid: int) -> int:
         return int(self._conn.execute("SELECT data_version FROM collections WHERE id = ?",
                                       (cid,)).fetchone()[0])
 
-    def _cache(self, cid: int, dims: int) -> VectorCache:
-        cache = self._caches.get(cid)
-        if cache is None:
-            cache = self._caches[cid] = VectorCache(dims)
-        version = self._data_version(cid)
-        if not cache.sync(version):
-            rows = self._conn.execute(
-                "SELECT id, doc_id, chunk_index, embedding FROM chunks WHERE collection_id = ? "
-                "ORDER BY id", (cid,)).fetchall()
-            matrix = (np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
-                      .reshape(len(rows), dims).copy())
-            cache.load(version, np.array([r[0] for r in rows], dtype=np.int64),
-                       [(r[1], int(r[2])) for r in rows], matrix)
-        return cache
+    def data_version(self, collection: str) -> int:
+        """A counter bumped by every committed write to the collection."""
+        with self.snapshot(collection) as snap:
+            return snap.data_version
 
     def vector_search(self, collection: str, query: np.ndarray, limit: int,
-                      filters: Filters = Filters()) -> list[Hit]:
-        with self._lock:
-            info = self.get_collection(collection)
-            cid = self._cid(collection)
-            query = np.asarray(query, dtype=np.float32).reshape(-1)
-            if query.shape[0] != info.embed_dims:
-                raise UsageError(f"query vector has {query.shape[0]} dims; collection "
-                                 f"{collection!r} has {info.embed_dims}")
-            view = self._cache(cid, info.embed_dims).view()
-            allowed = self._allowed(cid, filters)
-        # The product over the whole matrix runs outside the lock (numpy releases the
-        # GIL), so a hybrid search's lexical half can run beside it.
-        return [Hit(k[0], k[1], s) for k, s in view.top(query, limit, allowed)]
-
-    def _lexical_index(self, cid: int) -> LexicalIndex:
-        index = self._lexical.get(cid)
-        if index is None:
-            index = self._lexical[cid] = LexicalIndex()
-        if not index.sync(self._data_version(cid)):
-            rows = self._conn.execute(
-                "SELECT id, doc_id, chunk_index, terms FROM chunks WHERE collection_id = ? "
-                "ORDER BY id", (cid,)).fetchall()
-            index.load(self._data_version(cid), np.array([r[0] for r in rows], dtype=np.int64),
-                       [(r[1], int(r[2])) for r in rows], [r[3] for r in rows])
-        return index
-
-    def _allowed(self, cid: int, filters: Filters) -> np.ndarray | None:
-        """Rowids that pass ``filters`` (None when there are none)."""
-        if not filters:
-            return None
-        where, params = filter_sql(filters)
-        return np.array([r[0] for r in self._conn.execute(
-            f"SELECT c.id FROM chunks c WHERE c.collection_id = ? AND {where}",
-            [cid, *params])], dtype=np.int64)
+                      filters: Filters = NO_FILTERS) -> list[Hit]:
+        with self.snapshot(collection) as snap:
+            return snap.vector_search(query, limit, filters)
 
     def lexical_search(self, collection: str, terms: Sequence[str], limit: int,
-                       filters: Filters = Filters()) -> list[Hit]:
-        hashes = [term_hash(t) for t in query_analyze(terms)]
-        if not hashes or limit <= 0:
-            return []
-        with self._lock:
-            info = self.get_collection(collection)
-            cid = self._cid(collection)
-            k1 = float(info.config.get("bm25_k1", DEFAULT_K1))
-            b = float(info.config.get("bm25_b", DEFAULT_B))
-            index = self._lexical_index(cid)
-            top = index.top(hashes, limit, self._allowed(cid, filters), k1, b)
-        return [Hit(k[0], k[1], s) for k, s in top]
+                       filters: Filters = NO_FILTERS) -> list[Hit]:
+        with self.snapshot(collection) as snap:
+            return snap.lexical_search(terms, limit, filters)
 
     def find_sections(self, collection: str, section_ids: Sequence[str], limit: int,
-                      filters: Filters = Filters()) -> list[Key]:
-        wanted = list(dict.fromkeys(section_ids))
-        if not wanted or limit <= 0:
-            return []
-        with self._lock:
-            cid = self._cid(collection)
-            where, params = filter_sql(filters)
-            rows = self._conn.execute(
-                f"SELECT c.doc_id, c.chunk_index FROM chunks c WHERE c.collection_id = ? "
-                f"AND c.section_id IN ({','.join('?' * len(wanted))}) "
-                + (f"AND {where} " if where else "")
-                + "ORDER BY c.doc_id, c.chunk_index LIMIT ?",
-                [cid, *wanted, *params, limit]).fetchall()
-        return [(r[0], int(r[1])) for r in rows]
+                      filters: Filters = NO_FILTERS) -> list[Key]:
+        with self.snapshot(collection) as snap:
+            return snap.find_sections(section_ids, limit, filters)
 
-    # -- reading -----------------------------------------------------------------------
     def get_chunks(self, collection: str, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
-        out: dict[Key, StoredChunk] = {}
-        with self._lock:
-            cid = self._cid(collection)
-            ordered = sorted(set(keys))
-            for start in range(0, len(ordered), 400):
-                part = ordered[start:start + 400]
-                # The exact keys as a VALUES table joined on the unique (collection, doc_id,
-                # chunk_index) index: one probe per key (two IN lists probed their product).
-                rows = self._conn.execute(
-                    f"WITH k(doc_id, chunk_index) AS (VALUES {','.join(['(?, ?)'] * len(part))}) "
-                    f"SELECT {CHUNK_COLUMNS}, d.title FROM k "
-                    "JOIN chunks c ON c.collection_id = ? AND c.doc_id = k.doc_id "
-                    "AND c.chunk_index = k.chunk_index "
-                    "JOIN documents d ON d.collection_id = c.collection_id AND d.doc_id = c.doc_id",
-                    [*(v for key in part for v in key), cid]).fetchall()
-                for row in rows:
-                    chunk = chunk_from_row(row)
-                    out[chunk.key] = StoredChunk(chunk, row[14])
-        return out
+        with self.snapshot(collection) as snap:
+            return snap.get_chunks(keys)
 
     def iter_chunks(self, collection: str) -> Iterator[tuple[Chunk, np.ndarray]]:
-        with self._lock:
-            cid = self._cid(collection)
-            rows = self._conn.execute(
+        with self.snapshot(collection) as snap:
+            rows = snap.iter_rows(
                 f"SELECT {CHUNK_COLUMNS}, c.embedding FROM chunks c WHERE c.collection_id = ? "
-                "ORDER BY c.doc_id, c.chunk_index", (cid,)).fetchall()
+                "ORDER BY c.doc_id, c.chunk_index", (snap._cid,))
         for row in rows:
             yield chunk_from_row(row), np.frombuffer(row[14], dtype=np.float32)
 
@@ -418,7 +472,13 @@ class SQLiteStore:
                 "bytes": size, "created_at": info.created_at}
 
     def close(self) -> None:
+        with self._pool_lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
         with self._lock:
             self._conn.close()
+        with self._cache_lock:
             self._caches.clear()
             self._lexical.clear()

@@ -80,12 +80,25 @@ def _schema_sql() -> str:
     return (resources.files("ragd.stores") / "schema_sqlite.sql").read_text("utf-8")
 
 
-def migrate(conn: sqlite3.Connection, path: Path) -> None:
-    """Create the schema, or bring an older store up to this version."""
+def _version(conn: sqlite3.Connection) -> tuple[int, set[str]]:
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     row = (conn.execute("SELECT value FROM ragd_meta WHERE key = 'schema_version'")
            .fetchone() if "ragd_meta" in tables else None)
-    version = int(row[0]) if row else 0
+    return (int(row[0]) if row else 0), tables
+
+
+def check_schema(conn: sqlite3.Connection, path: Path) -> None:
+    """A store opened read-only must be at this schema version already (it cannot migrate)."""
+    version, _ = _version(conn)
+    if version != SCHEMA_VERSION:
+        raise StoreError(f"store {path} is read-only and has schema version {version}; this "
+                         f"ragd needs version {SCHEMA_VERSION}: open it once where it can be "
+                         "written (ragd store init) to upgrade it")
+
+
+def migrate(conn: sqlite3.Connection, path: Path) -> None:
+    """Create the schema, or bring an older store up to this version."""
+    version, tables = _version(conn)
     if version > SCHEMA_VERSION:
         raise StoreError(f"store {path} has schema version {version}; this ragd "
                          f"supports up to {SCHEMA_VERSION}: upgrade ragd")
