@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
@@ -100,6 +101,7 @@ __all__ = ["PgOptions", "PostgresStore", "SCHEMA_VERSION", "ServerInfo", "init_s
 
 
 _EMPTY_JSON = Jsonb({})
+STAGING_MAX_AGE = 86400.0  # seconds after which a staged write that never finished is cleared
 _COPY_SLICE_MIN, _COPY_SLICE_MAX = 64, 512  # chunks per COPY of a bulk write (about 8 per call)
 
 
@@ -276,13 +278,14 @@ class PostgresStore:
             self._colls.pop(name, None)
 
     # -- documents -------------------------------------------------------------------------
-    _DOC_SQL = ("SELECT doc_id, title, source, metadata, content_hash, version, ingested_at "
-                "FROM documents WHERE collection_id = %s")
+    _DOC_SQL = ("SELECT doc_id, title, source, metadata, content_hash, version, ingested_at, "
+                "source_path FROM documents WHERE collection_id = %s")
 
     @staticmethod
     def _record(row: Sequence[Any]) -> DocumentRecord:
         return DocumentRecord(doc_id=row[0], title=row[1], source=row[2], metadata=row[3],
-                              content_hash=row[4], version=int(row[5]), ingested_at=row[6])
+                              content_hash=row[4], version=int(row[5]), ingested_at=row[6],
+                              source_path=row[7])
 
     def get_document(self, collection: str, doc_id: str) -> DocumentRecord | None:
         cid = self._coll(collection).cid
@@ -294,6 +297,32 @@ class PostgresStore:
         cid = self._coll(collection).cid
         with self._conn() as conn:
             rows = conn.execute(self._DOC_SQL + " ORDER BY doc_id", (cid,)).fetchall()
+        return [self._record(r) for r in rows]
+
+    def chunk_counts(self, collection: str) -> dict[str, int]:
+        coll = self._coll(collection)
+        with self._conn() as conn:
+            rows = conn.execute(sql.SQL("SELECT doc_id, count(*) FROM {} GROUP BY doc_id")
+                                .format(Q.chunk_table(coll.cid))).fetchall()
+        return {r[0]: int(r[1]) for r in rows}
+
+    def document_chunks(self, collection: str, doc_id: str) -> list[StoredChunk]:
+        coll = self._coll(collection)
+        with self._conn() as conn:
+            rows = conn.execute(sql.SQL(
+                "SELECT {cols}, d.title FROM {t} c JOIN documents d ON d.collection_id = "
+                "c.collection_id AND d.doc_id = c.doc_id WHERE c.doc_id = %s "
+                "ORDER BY c.chunk_index").format(cols=COLUMNS, t=Q.chunk_table(coll.cid)),
+                (doc_id,)).fetchall()
+        return [StoredChunk(chunk_from_row(r), r[14]) for r in rows]
+
+    def documents_from(self, collection: str, source_path: str) -> list[DocumentRecord]:
+        if not source_path:
+            return []
+        cid = self._coll(collection).cid
+        with self._conn() as conn:
+            rows = conn.execute(self._DOC_SQL + " AND source_path = %s AND source_path <> '' "
+                                "ORDER BY doc_id", (cid, source_path)).fetchall()
         return [self._record(r) for r in rows]
 
     def _checked(self, coll: _Coll, record: DocumentRecord, chunks: Sequence[Chunk],
@@ -329,22 +358,23 @@ class PostgresStore:
         " ON CONFLICT (collection_id, doc_id) DO UPDATE SET title = excluded.title, "
         "source = excluded.source, metadata = excluded.metadata, "
         "content_hash = excluded.content_hash, version = d.version + 1, "
-        "ingested_at = excluded.ingested_at")
+        "ingested_at = excluded.ingested_at, source_path = excluded.source_path")
     _UPSERT_DOC = (
         "INSERT INTO documents AS d (collection_id, doc_id, title, source, metadata, "
-        "content_hash, version, ingested_at) VALUES (%s, %s, %s, %s, %s, %s, 1, %s)"
-        + _DOC_CONFLICT)
+        "content_hash, version, ingested_at, source_path) "
+        "VALUES (%s, %s, %s, %s, %s, %s, 1, %s, %s)" + _DOC_CONFLICT)
     _UPSERT_DOCS = (
         "INSERT INTO documents AS d (collection_id, doc_id, title, source, metadata, "
-        "content_hash, version, ingested_at) SELECT %s, u.doc_id, u.title, u.source, "
-        "u.metadata, u.content_hash, 1, u.ingested_at FROM jsonb_to_recordset(%s::jsonb) "
-        "AS u(doc_id text, title text, source text, metadata jsonb, content_hash text, "
-        "ingested_at text)" + _DOC_CONFLICT)
+        "content_hash, version, ingested_at, source_path) SELECT %s, u.doc_id, u.title, "
+        "u.source, u.metadata, u.content_hash, 1, u.ingested_at, u.source_path "
+        "FROM jsonb_to_recordset(%s::jsonb) AS u(doc_id text, title text, source text, "
+        "metadata jsonb, content_hash text, ingested_at text, source_path text)"
+        + _DOC_CONFLICT)
     """Many documents in one statement (the bulk path), with :attr:`_UPSERT_DOC`'s effect."""
 
     def _doc_row(self, cid: int, record: DocumentRecord) -> tuple[Any, ...]:
         return (cid, record.doc_id, record.title, record.source, Jsonb(dict(record.metadata)),
-                record.content_hash, record.ingested_at or _now())
+                record.content_hash, record.ingested_at or _now(), record.source_path)
 
     def upsert_document(self, collection: str, record: DocumentRecord,
                         chunks: Sequence[Chunk], embeddings: np.ndarray) -> None:
@@ -367,6 +397,65 @@ class PostgresStore:
                     cur.executemany(insert, rows)
             conn.execute("UPDATE collections SET data_version = data_version + 1 "
                          "WHERE id = %s", (coll.cid,))
+
+    # -- large documents: staged in batches, swapped in at once ----------------------------
+    def stage_chunks(self, collection: str, job: str, chunks: Sequence[Chunk],
+                     embeddings: np.ndarray) -> None:
+        """Keep a batch of a large document's chunks aside (their own short transaction)
+        until :meth:`commit_staged` moves them all in; nothing is visible before."""
+        if not chunks:
+            return
+        coll = self._coll(collection)
+        doc_id = chunks[0].doc_id
+        vectors = self._checked(coll, DocumentRecord(doc_id, ""), chunks, embeddings)
+        check_chunks(chunks)
+        now = time.time()
+        rows = [(job, now, *row) for row in self._chunk_rows(coll.cid, chunks, vectors)]
+        columns = sql.SQL(", ").join(map(sql.Identifier, ("job", "created_at",
+                                                          *Q.WRITE_COLUMNS)))
+        with self._conn() as conn:
+            if conn.execute("SELECT 1 FROM chunk_staging WHERE job = %s LIMIT 1",
+                            (job,)).fetchone() is None:
+                conn.execute("DELETE FROM chunk_staging WHERE collection_id = %s AND "
+                             "doc_id = %s AND job <> %s", (coll.cid, doc_id, job))
+                conn.execute("DELETE FROM chunk_staging WHERE created_at < %s",
+                             (now - STAGING_MAX_AGE,))
+            with conn.cursor() as cur:
+                cur.executemany(sql.SQL("INSERT INTO chunk_staging ({}) VALUES ({})").format(
+                    columns, sql.SQL(", ").join(sql.Placeholder() * (len(Q.WRITE_COLUMNS) + 2))),
+                    rows)
+
+    def commit_staged(self, collection: str, record: DocumentRecord, job: str,
+                      count: int) -> int:
+        """One transaction: the document's chunks replaced by the ``count`` chunks staged
+        under ``job`` (all of them or nothing). Returns the number written."""
+        coll = self._coll(collection)
+        check_document(record)
+        t = Q.chunk_table(coll.cid)
+        columns = sql.SQL(", ").join(map(sql.Identifier, Q.WRITE_COLUMNS))
+        with self._conn() as conn:
+            conn.execute(self._UPSERT_DOC, self._doc_row(coll.cid, record))
+            staged = conn.execute("SELECT count(*) FROM chunk_staging WHERE job = %s AND "
+                                  "collection_id = %s AND doc_id = %s",
+                                  (job, coll.cid, record.doc_id)).fetchone()[0]
+            if staged != count:
+                raise StoreError(f"document {record.doc_id!r}: {staged} of its {count} staged "
+                                 "chunks are there (another writer of the same document "
+                                 "cleared them?); nothing was changed")
+            conn.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND doc_id = %s"
+                                 ).format(t), (coll.cid, record.doc_id))
+            conn.execute(sql.SQL("INSERT INTO {t} ({c}) SELECT {c} FROM chunk_staging "
+                                 "WHERE job = %s ORDER BY chunk_index").format(t=t, c=columns),
+                         (job,))
+            conn.execute("DELETE FROM chunk_staging WHERE job = %s", (job,))
+            conn.execute("UPDATE collections SET data_version = data_version + 1 "
+                         "WHERE id = %s", (coll.cid,))
+        return count
+
+    def drop_staged(self, collection: str, job: str) -> None:
+        """Forget what was staged under ``job`` (a large write that failed)."""
+        with self._conn() as conn:
+            conn.execute("DELETE FROM chunk_staging WHERE job = %s", (job,))
 
     def upsert_documents(self, collection: str,
                          items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]

@@ -21,6 +21,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,7 +39,8 @@ from .base import (CollectionInfo, DocumentRecord, Hit, Key, ReadOnlyStoreError,
                    checked_embeddings)
 from .lexical_index import LexicalDelta, LexicalIndex, LexicalView
 from .sqlite_read import NO_FILTERS, SQLiteSnapshot, lexical_view, vector_view
-from .sqlite_sql import CHUNK_COLUMNS, check_schema, chunk_from_row, migrate
+from .sqlite_sql import (CHUNK_COLUMNS, CHUNK_WRITE_COLUMNS, check_schema, chunk_from_row,
+                         chunk_row, clear_stale_staging, migrate)
 from .vector_cache import Delta, VectorCache, VectorView
 
 log = logging.getLogger("ragd.store")
@@ -296,10 +298,10 @@ class SQLiteStore:
     def _record(row: tuple) -> DocumentRecord:
         return DocumentRecord(doc_id=row[0], title=row[1], source=row[2],
                               metadata=json.loads(row[3]), content_hash=row[4],
-                              version=int(row[5]), ingested_at=row[6])
+                              version=int(row[5]), ingested_at=row[6], source_path=row[7])
 
-    _DOC_SQL = ("SELECT doc_id, title, source, metadata, content_hash, version, ingested_at "
-                "FROM documents WHERE collection_id = ?")
+    _DOC_SQL = ("SELECT doc_id, title, source, metadata, content_hash, version, ingested_at, "
+                "source_path FROM documents WHERE collection_id = ?")
 
     def get_document(self, collection: str, doc_id: str) -> DocumentRecord | None:
         with self._lock:
@@ -311,6 +313,29 @@ class SQLiteStore:
         with self._lock:
             rows = self._conn.execute(self._DOC_SQL + " ORDER BY doc_id",
                                       (self._cid(collection),)).fetchall()
+        return [self._record(r) for r in rows]
+
+    def chunk_counts(self, collection: str) -> dict[str, int]:
+        with self.snapshot(collection) as snap:
+            rows = snap.iter_rows("SELECT doc_id, count(*) FROM chunks WHERE collection_id = ? "
+                                  "GROUP BY doc_id", (snap._cid,))
+        return {r[0]: int(r[1]) for r in rows}
+
+    def document_chunks(self, collection: str, doc_id: str) -> list[StoredChunk]:
+        with self.snapshot(collection) as snap:
+            rows = snap.iter_rows(
+                f"SELECT {CHUNK_COLUMNS}, d.title FROM chunks c JOIN documents d ON "
+                "d.collection_id = c.collection_id AND d.doc_id = c.doc_id "
+                "WHERE c.collection_id = ? AND c.doc_id = ? ORDER BY c.chunk_index",
+                (snap._cid, doc_id))
+        return [StoredChunk(chunk_from_row(r), r[14]) for r in rows]
+
+    def documents_from(self, collection: str, source_path: str) -> list[DocumentRecord]:
+        if not source_path:
+            return []
+        with self._lock:
+            rows = self._conn.execute(self._DOC_SQL + " AND source_path = ? ORDER BY doc_id",
+                                      (self._cid(collection), source_path)).fetchall()
         return [self._record(r) for r in rows]
 
     def upsert_document(self, collection: str, record: DocumentRecord,
@@ -342,6 +367,20 @@ class SQLiteStore:
                 self._record_delta(cid, delta, lexical)
         return sum(len(chunks) for _, chunks, _, _ in prepared)
 
+    def _put_document(self, cid: int, record: DocumentRecord) -> None:
+        """Inside a transaction: insert or update a document's row (its version + 1)."""
+        self._conn.execute(
+            "INSERT INTO documents (collection_id, doc_id, title, source, metadata, "
+            "content_hash, version, ingested_at, source_path) "
+            "VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?) "
+            "ON CONFLICT (collection_id, doc_id) DO UPDATE SET title = excluded.title, "
+            "source = excluded.source, metadata = excluded.metadata, "
+            "content_hash = excluded.content_hash, version = documents.version + 1, "
+            "ingested_at = excluded.ingested_at, source_path = excluded.source_path",
+            (cid, record.doc_id, record.title, record.source,
+             canonical_json(dict(record.metadata)), record.content_hash,
+             record.ingested_at or _now(), record.source_path))
+
     def _write(self, cid: int, record: DocumentRecord, chunks: Sequence[Chunk],
                vectors: np.ndarray, terms: Sequence[bytes]
                ) -> tuple[int, np.ndarray, np.ndarray]:
@@ -349,36 +388,75 @@ class SQLiteStore:
         rowids removed, rowids added)."""
         conn = self._conn
         removed = self._delete_rows(cid, record.doc_id)
-        old = conn.execute("SELECT version FROM documents WHERE collection_id = ? AND "
-                           "doc_id = ?", (cid, record.doc_id)).fetchone()
-        conn.execute(
-            "INSERT INTO documents (collection_id, doc_id, title, source, metadata, "
-            "content_hash, version, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (collection_id, doc_id) DO UPDATE SET title = excluded.title, "
-            "source = excluded.source, metadata = excluded.metadata, "
-            "content_hash = excluded.content_hash, version = excluded.version, "
-            "ingested_at = excluded.ingested_at",
-            (cid, record.doc_id, record.title, record.source,
-             canonical_json(dict(record.metadata)), record.content_hash,
-             (int(old[0]) + 1) if old else 1, record.ingested_at or _now()))
+        self._put_document(cid, record)
         added: list[int] = []
         for chunk, vector, packed in zip(chunks, vectors, terms):
-            cur = conn.execute(
-                "INSERT INTO chunks (collection_id, doc_id, chunk_index, chunk_id, "
-                "section_id, parent_id, kind, context, text, tags, metadata, tokens, "
-                "start_offset, end_offset, page, embedding, terms) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (cid, chunk.doc_id, chunk.chunk_index, chunk.chunk_id, chunk.section_id,
-                 chunk.parent_id, chunk.kind, chunk.context, chunk.text,
-                 canonical_json(list(chunk.tags)), canonical_json(dict(chunk.metadata)),
-                 chunk.tokens, chunk.start_offset, chunk.end_offset, chunk.page,
-                 vector.tobytes(), packed))
+            cur = conn.execute(f"INSERT INTO chunks ({CHUNK_WRITE_COLUMNS}) "
+                               f"VALUES ({', '.join('?' * 17)})",
+                               chunk_row(cid, chunk, vector, packed))
             rowid = int(cur.lastrowid)
             added.append(rowid)
             conn.executemany(
                 "INSERT OR IGNORE INTO chunk_tags (chunk_rowid, collection_id, tag) "
                 "VALUES (?, ?, ?)", [(rowid, cid, t) for t in chunk.tags])
         return self._bump(cid), removed, np.array(added, dtype=np.int64)
+
+    # -- large documents: staged in batches, swapped in at once ------------------------
+    def stage_chunks(self, collection: str, job: str, chunks: Sequence[Chunk],
+                     embeddings: np.ndarray) -> None:
+        """Keep a batch of a large document's chunks aside (their own short transaction)
+        until :meth:`commit_staged` moves them all in; nothing is visible before."""
+        if not chunks:
+            return
+        with self._lock:
+            cid, dims = self._cid(collection), self.get_collection(collection).embed_dims
+            doc_id = chunks[0].doc_id
+            vectors = checked_embeddings(DocumentRecord(doc_id, ""), chunks, embeddings, dims)
+            rows = [(job, time.time(), *chunk_row(cid, c, v, pack_terms(c.search_text)))
+                    for c, v in zip(chunks, vectors)]
+            with self._transaction():
+                if self._conn.execute("SELECT 1 FROM chunk_staging WHERE job = ? LIMIT 1",
+                                      (job,)).fetchone() is None:
+                    clear_stale_staging(self._conn, cid, doc_id, job, time.time())
+                self._conn.executemany(
+                    f"INSERT INTO chunk_staging (job, created_at, {CHUNK_WRITE_COLUMNS}) "
+                    f"VALUES ({', '.join('?' * 19)})", rows)
+
+    def commit_staged(self, collection: str, record: DocumentRecord, job: str,
+                      count: int) -> int:
+        """One transaction: the document's chunks replaced by the ``count`` chunks staged
+        under ``job`` (all of them or nothing). Returns the number written."""
+        with self._lock:
+            cid = self._cid(collection)
+            with self._transaction():
+                staged = self._conn.execute(
+                    "SELECT count(*) FROM chunk_staging WHERE job = ? AND collection_id = ? "
+                    "AND doc_id = ?", (job, cid, record.doc_id)).fetchone()[0]
+                if staged != count:
+                    raise StoreError(f"document {record.doc_id!r}: {staged} of its {count} "
+                                     "staged chunks are there (another writer of the same "
+                                     "document cleared them?); nothing was changed")
+                self._delete_rows(cid, record.doc_id)
+                self._put_document(cid, record)
+                self._conn.execute(
+                    f"INSERT INTO chunks ({CHUNK_WRITE_COLUMNS}) SELECT {CHUNK_WRITE_COLUMNS} "
+                    "FROM chunk_staging WHERE job = ? ORDER BY chunk_index", (job,))
+                self._conn.execute(
+                    "INSERT OR IGNORE INTO chunk_tags (chunk_rowid, collection_id, tag) "
+                    "SELECT c.id, c.collection_id, j.value FROM chunks c, json_each(c.tags) j "
+                    "WHERE c.collection_id = ? AND c.doc_id = ?", (cid, record.doc_id))
+                self._conn.execute("DELETE FROM chunk_staging WHERE job = ?", (job,))
+                self._bump(cid)
+            # No delta for the in-memory indexes (the rows are not in memory): the version
+            # they cannot explain makes the next search reload them.
+        return count
+
+    def drop_staged(self, collection: str, job: str) -> None:
+        """Forget what was staged under ``job`` (a large write that failed)."""
+        if self.read_only:
+            return
+        with self._lock, self._transaction():
+            self._conn.execute("DELETE FROM chunk_staging WHERE job = ?", (job,))
 
     def _delete_rows(self, cid: int, doc_id: str) -> np.ndarray:
         """Inside a transaction: remove a document's chunks; returns their rowids."""

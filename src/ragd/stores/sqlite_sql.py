@@ -13,9 +13,10 @@ from typing import Any, Sequence
 
 from ..analysis import pack_terms
 from ..errors import StoreError, UsageError
+from ..ids import canonical_json
 from ..types import Chunk, Filters, search_text
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 CHUNK_COLUMNS = ("c.doc_id, c.chunk_index, c.chunk_id, c.section_id, c.parent_id, c.kind, "
                  "c.context, c.text, c.tags, c.metadata, c.tokens, c.start_offset, "
                  "c.end_offset, c.page")
@@ -67,6 +68,31 @@ def filter_sql(filters: Filters, alias: str = "c") -> tuple[str, list[Any]]:
     return " AND ".join(clauses), params
 
 
+CHUNK_WRITE_COLUMNS = ("collection_id, doc_id, chunk_index, chunk_id, section_id, parent_id, "
+                       "kind, context, text, tags, metadata, tokens, start_offset, end_offset, "
+                       "page, embedding, terms")
+STAGING_MAX_AGE = 86400.0
+"""Seconds after which rows of a staged write that never finished are cleared."""
+
+
+def chunk_row(cid: int, chunk: Chunk, vector: Any, terms: bytes) -> tuple:
+    """A chunk's values in :data:`CHUNK_WRITE_COLUMNS` order."""
+    return (cid, chunk.doc_id, chunk.chunk_index, chunk.chunk_id, chunk.section_id,
+            chunk.parent_id, chunk.kind, chunk.context, chunk.text,
+            canonical_json(list(chunk.tags)), canonical_json(dict(chunk.metadata)),
+            chunk.tokens, chunk.start_offset, chunk.end_offset, chunk.page,
+            vector.tobytes(), terms)
+
+
+def clear_stale_staging(conn: sqlite3.Connection, cid: int, doc_id: str, job: str,
+                        now: float) -> None:
+    """Inside a transaction, as a staged write begins: the rows an earlier, crashed write of
+    the same document left, and any staged row older than :data:`STAGING_MAX_AGE`."""
+    conn.execute("DELETE FROM chunk_staging WHERE collection_id = ? AND doc_id = ? AND "
+                 "job <> ?", (cid, doc_id, job))
+    conn.execute("DELETE FROM chunk_staging WHERE created_at < ?", (now - STAGING_MAX_AGE,))
+
+
 def chunk_from_row(row: Sequence[Any]) -> Chunk:
     """A chunk from the first 14 columns of a row selected with :data:`CHUNK_COLUMNS`."""
     return Chunk(doc_id=row[0], chunk_index=int(row[1]), chunk_id=row[2], section_id=row[3],
@@ -114,6 +140,8 @@ def migrate(conn: sqlite3.Connection, path: Path) -> None:
             _migrate_1_to_2(conn, tables)
         if 1 <= version <= 2:
             _migrate_2_to_3(conn)
+        if 1 <= version <= 3:
+            _migrate_3_to_4(conn)
         conn.execute("INSERT OR REPLACE INTO ragd_meta VALUES ('schema_version', ?)",
                      (str(SCHEMA_VERSION),))
         conn.execute("COMMIT")
@@ -139,3 +167,13 @@ def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
     sql = _schema_sql()
     create = sql[sql.index("CREATE TABLE IF NOT EXISTS query_cache"):]
     conn.execute(create.split(";")[0])
+
+
+def _migrate_3_to_4(conn: sqlite3.Connection) -> None:
+    """v4 records each document's source file and adds the staging table of large writes."""
+    conn.execute("ALTER TABLE documents ADD COLUMN source_path TEXT NOT NULL DEFAULT ''")
+    sql = _schema_sql()
+    for start in ("CREATE INDEX IF NOT EXISTS documents_by_source",
+                  "CREATE TABLE IF NOT EXISTS chunk_staging",
+                  "CREATE INDEX IF NOT EXISTS chunk_staging_by_document"):
+        conn.execute(sql[sql.index(start):].split(";")[0])
