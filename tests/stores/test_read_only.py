@@ -3,37 +3,12 @@ are refused with an error that says so, and nothing stored is touched."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from helpers import make_read_only, make_writable
 from ragd.stores import DocumentRecord, ReadOnlyStoreError, open_store
 from ragd.types import Chunk
-
-
-def make_read_only(paths: list[Path]) -> list[Path]:
-    """Take write permission away (root ignores permissions: make the paths immutable then;
-    skipped where neither works). Returns what to give back with :func:`make_writable`."""
-    if os.geteuid() != 0:
-        for p in paths:
-            p.chmod(0o555 if p.is_dir() else 0o444)
-        return paths
-    try:
-        subprocess.run(["chattr", "+i", *map(str, paths)], check=True, capture_output=True)
-    except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"cannot make a file read-only as root here (chattr: {exc})")
-    return paths
-
-
-def make_writable(paths: list[Path]) -> None:
-    if os.geteuid() != 0:
-        for p in paths:
-            p.chmod(0o755 if p.is_dir() else 0o644)
-    else:
-        subprocess.run(["chattr", "-i", *map(str, paths)], check=False, capture_output=True)
 
 
 @pytest.fixture
