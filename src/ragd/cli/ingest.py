@@ -64,7 +64,8 @@ def _progress(quiet: bool) -> Iterator[Any]:
         yield ProgressLines(sys.stderr, _interval())
         return
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-               TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+               TimeElapsedColumn(), TextColumn("elapsed,"), TimeRemainingColumn(),
+               TextColumn("left"))
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task("ingesting", total=None)
         clock = bar.get_time
