@@ -71,6 +71,17 @@ def test_the_same_file_through_another_root_keeps_its_doc_id(tmp_path, toy_colle
                                     "Export licenses for red items."}
 
 
+def test_a_doc_id_kept_by_one_file_is_not_taken_by_another_in_the_same_run(tmp_path,
+                                                                            toy_collection):
+    write(tmp_path / "a" / "sub" / "g.md", "Export licenses.\n")
+    ingest([tmp_path / "a" / "sub"], toy_collection)          # stored as "g.md"
+    write(tmp_path / "a" / "g.md", "Audit logs.\n")           # another file, rel "g.md"
+    report = ingest([tmp_path / "a"], toy_collection, replace_others=True)
+    # a/g.md replaces "g.md" (--replace); a/sub/g.md, which "g.md" was, may not reuse it
+    assert [f.code for f in report.failures] == ["duplicate"]
+    assert docs(toy_collection) == {"g.md": "Audit logs."}
+
+
 def test_the_same_file_twice_in_one_run_is_loaded_once(tmp_path, toy_collection):
     write(tmp_path / "a" / "sub" / "g.md", "Export licenses.\n")
     write(tmp_path / "a" / "real.txt", "Audit logs.\n")

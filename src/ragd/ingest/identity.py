@@ -33,6 +33,7 @@ class Identities:
         self.store = store
         self.replace_others = replace_others
         self._files: dict[str, tuple[str, str]] = {}  # resolved path -> first (source, doc_id)
+        self._ids: dict[str, str] = {}  # doc_id settled in this run -> source
 
     def resolve(self, doc: Document, origin: Origin | None
                 ) -> tuple[Document, DocumentRecord | None] | LoadFailure:
@@ -49,6 +50,10 @@ class Identities:
             stored = [d.doc_id for d in store.documents_from(name, origin.path)]
             if len(stored) == 1 and stored[0] != doc.doc_id:
                 doc = replace(doc, doc_id=stored[0])  # reached through another root
+        taken = self._ids.setdefault(doc.doc_id, doc.source)
+        if taken != doc.source:  # another file of this run already has this doc_id
+            return LoadFailure(doc.source, f"duplicate doc_id {doc.doc_id!r} (already loaded "
+                               f"in this run from {taken})", "duplicate")
         old = store.get_document(name, doc.doc_id)
         if (old is not None and old.source_path and old.source_path != origin.path
                 and not self.replace_others):
