@@ -96,6 +96,9 @@ def test_skips_are_reported_and_failures_exit_1(tmp_path):
 def test_prune_removes_what_was_deleted_and_dry_run_only_lists(tmp_path, store_location):
     store = ["--store", store_location]
     write(tmp_path / "dir" / "one.md", "# One\n\nAudit logs are retained.\n")
+    nothing = ragd("ingest", "dir", "--prune", "--dry-run", *store, cwd=tmp_path)
+    assert nothing.returncode == 0 and "would prune nothing" in nothing.stdout
+    assert "://" in store_location or not Path(store_location).exists()  # changed nothing
     two = write(tmp_path / "dir" / "two.md", "# Two\n\nWithdrawn export license rule.\n")
     assert ragd("ingest", "dir", "--embedder", TOY, *store, cwd=tmp_path).returncode == 0
     two.unlink()

@@ -131,7 +131,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if args.dry_run and not args.prune:
         raise UsageError("--dry-run goes with --prune (it lists what would be pruned)")
     embedder = embedder_of(settings.embedder) if args.embedder else None
-    store = open_store(settings.store_location)
+    location = settings.store_location
+    if args.dry_run and "://" not in location and not Path(location).exists():
+        out.print(f"would prune nothing (no store at {location} yet)")
+        return 0
+    store = open_store(location)
     if store.read_only:
         store.close()
         raise ReadOnlyStoreError(f"cannot ingest into store {store.url}: it is read-only "
