@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -71,3 +73,25 @@ def drop_pg_schema(dsn: str, schema: str) -> None:
 
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
+def make_read_only(paths: list[Path]) -> list[Path]:
+    """Take write permission away (root ignores permissions: make the paths immutable then;
+    skipped where neither works). Returns what to give back with :func:`make_writable`."""
+    if os.geteuid() != 0:
+        for p in paths:
+            p.chmod(0o555 if p.is_dir() else 0o444)
+        return paths
+    try:
+        subprocess.run(["chattr", "+i", *map(str, paths)], check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"cannot make a file read-only as root here (chattr: {exc})")
+    return paths
+
+
+def make_writable(paths: list[Path]) -> None:
+    if os.geteuid() != 0:
+        for p in paths:
+            p.chmod(0o755 if p.is_dir() else 0o644)
+    else:
+        subprocess.run(["chattr", "-i", *map(str, paths)], check=False, capture_output=True)

@@ -52,7 +52,8 @@ def _from_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read settings: {exc}") from exc
     values: dict[str, Any] = dict(data.get("ragd", {}))
     if "max_document_mb" in values:
-        values["max_document_bytes"] = int(float(values.pop("max_document_mb")) * 1024 * 1024)
+        values["max_document_bytes"] = megabytes(values.pop("max_document_mb"),
+                                                 f"{path}: [ragd] max_document_mb")
     if "chunking" in data:
         try:
             values["chunking"] = ChunkPolicy(**data["chunking"])
@@ -67,7 +68,25 @@ def _from_toml(path: Path) -> dict[str, Any]:
     unknown = set(values) - known
     if unknown:
         raise ConfigError(f"{path}: unknown settings: {', '.join(sorted(unknown))}")
+    k = values.get("k")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise ConfigError(f"{path}: [retrieval] k must be a whole number of 1 or more, "
+                          f"got {k!r}")
+    for key in ("store", "collection", "embedder", "profile", "mode", "fusion"):
+        if key in values and not isinstance(values[key], str):
+            raise ConfigError(f"{path}: {key} must be text, got {values[key]!r}")
     return values
+
+
+def megabytes(value: Any, what: str) -> int:
+    """A size in MB (a number over 0) as bytes, or ConfigError naming ``what``."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not number > 0 or number == float("inf"):
+        raise ConfigError(f"{what} must be a number of megabytes over 0, got {value!r}")
+    return max(1, int(number * 1024 * 1024))
 
 
 def load_settings(overrides: Mapping[str, Any] | None = None, *,

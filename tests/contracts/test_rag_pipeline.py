@@ -280,7 +280,7 @@ def test_a_store_lost_during_retrieval_raises_vector_db_unavailable(location):
     def lost(*args, **kwargs):
         raise StoreError("connection lost")
 
-    p.collection.store.vector_search = lost  # type: ignore[method-assign]
+    p.collection.store.snapshot = lost  # type: ignore[method-assign]  (every search's reads)
     with pytest.raises(VectorDBUnavailableError, match="connection lost"):
         p.retrieve("a question nobody asked before", "k")
     p.collection.close()

@@ -447,8 +447,12 @@ def test_include_and_exclude_globs(tmp_path):
     assert ids(include=("docs/*",), exclude=("docs/drafts/*",)) == ["docs/c.md"]
     assert ids(exclude=("*.md",)) == ["b.txt"]
     assert ids(include=("b.txt", "notes/*")) == ["b.txt", "notes/e.md"]
-    # an unsupported file is silent unless an include pattern names it
-    assert load([tmp_path])[1] == []
+    # an unsupported file is reported (not silently dropped), unless the filters leave it out
+    _, [failure] = load([tmp_path])
+    assert (failure.source, failure.code) == (str(tmp_path / "e.pdf"), "unsupported")
+    assert "unsupported file type '.pdf'" in failure.reason and ".md" in failure.reason
+    assert load([tmp_path], include=("*.md",))[1] == []
+    assert load([tmp_path], exclude=("*.pdf",))[1] == []
     _, failures = load([tmp_path], include=("*.pdf",))
     assert [(f.source, f.code) for f in failures] == [(str(tmp_path / "e.pdf"), "unsupported")]
 
@@ -616,10 +620,12 @@ def test_register_loader_adds_a_format(tmp_path, monkeypatch):
 
     monkeypatch.setattr(loaders, "_LOADERS", dict(loaders._LOADERS))
     write(tmp_path / "t.csv", "a,b")
-    assert load([tmp_path]) == ([], [])
+    docs, [failure] = load([tmp_path])
+    assert docs == [] and failure.code == "unsupported"
     loaders.register_loader(".CSV", load_csv)
     assert ".csv" in loaders.supported_suffixes()
-    docs, _ = load([tmp_path])
+    docs, failures = load([tmp_path])
+    assert failures == []
     assert [(d.doc_id, d.text) for d in docs] == [("t.csv", "a,b")]
     with pytest.raises(UsageError):
         loaders.register_loader("csv", load_csv)

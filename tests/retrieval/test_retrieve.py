@@ -144,21 +144,27 @@ def test_results_equal_fusing_the_full_candidate_lists(coll, mode, fusion):
         assert retrieve(query, plan, coll) == expected, query
 
 
-def test_a_chunk_deleted_during_a_search_is_dropped_and_ranks_renumbered(coll, monkeypatch):
+def test_a_write_during_a_search_does_not_reach_it(coll, monkeypatch):
+    """A search reads one snapshot: a document deleted between its hit lists and reading
+    its chunks is still returned whole, as it was when the search began; the next search
+    no longer sees it."""
     import importlib
 
     retrieve_module = importlib.import_module("ragd.retrieval.retrieve")
 
     real = retrieve_module.hit_lists
 
-    def then_delete(query, plan, store):
-        hits = real(query, plan, store)
-        store.store.delete_document(store.name, hits["vector"][0].doc_id)
+    def then_delete(query, plan, store, snap):
+        hits = real(query, plan, store, snap)
+        assert store.store.delete_document(store.name, hits["vector"][0].doc_id)
         return hits
 
-    first = retrieve("export license items", Plan(k=3, mode="vector"), coll)[0].doc_id
+    plan = Plan(k=3, mode="vector")
+    before = retrieve("export license items", plan, coll)
     monkeypatch.setattr(retrieve_module, "hit_lists", then_delete)
-    results = retrieve("export license items", Plan(k=3, mode="vector"), coll)
-    assert first not in {c.doc_id for c in results}
-    assert [c.rank for c in results] == list(range(1, len(results) + 1))
-    assert all(c.text and c.chunk_id for c in results)
+    during = retrieve("export license items", plan, coll)
+    assert during == before and all(c.text and c.chunk_id for c in during)
+    monkeypatch.undo()
+    after = retrieve("export license items", plan, coll)
+    assert before[0].doc_id not in {c.doc_id for c in after}
+    assert [c.rank for c in after] == list(range(1, len(after) + 1))

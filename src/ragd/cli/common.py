@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
 from rich.console import Console
 
 from ..collection import Collection, open_collection
-from ..config import Settings, load_settings
-from ..errors import UsageError
+from ..config import Settings, load_settings, megabytes
+from ..embedding import Embedder, make_embedder
+from ..errors import ConfigError, UsageError
 from ..stores import Store, open_store
 
 out = Console(highlight=False, soft_wrap=True, emoji=False)
@@ -48,6 +50,34 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
     return value
+
+
+def megabytes_arg(text: str) -> int:
+    """An argparse type: a size in MB over 0 (``0.5`` allowed), as bytes."""
+    try:
+        return megabytes(text, "the size")
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(f"expected a number of megabytes over 0, "
+                                         f"got {text!r}") from exc
+
+
+EMBEDDER_FORMS = ("a name (minilm, openai) or a JSON spec, e.g. "
+                  '\'{"kind": "toy", "vocabulary": ["word", ...]}\'')
+
+
+def embedder_of(spec: str, where: str = "--embedder") -> Embedder:
+    """The embedder ``spec`` names, or one ConfigError saying what is wrong with it and what
+    is accepted (a missing constructor argument is named as a missing setting)."""
+    try:
+        return make_embedder(spec)
+    except ConfigError as exc:
+        text = str(exc)
+        missing = re.search(r"missing \d+ required (?:positional |keyword-only )?"
+                            r"arguments?: (.+)$", text)
+        if missing:
+            text = (f"embedder {spec.strip()!r} is missing the setting(s) "
+                    f"{missing.group(1).replace(' and ', ', ')}")
+        raise ConfigError(f"{where}: {text}; give {EMBEDDER_FORMS}") from None
 
 
 def parse_meta(items: Sequence[str] | None) -> dict[str, Any]:

@@ -1,16 +1,18 @@
-"""``ragd stats``, ``ragd delete`` and ``ragd store init``: what a store holds, and its upkeep."""
+"""``ragd stats``, ``ragd list``, ``ragd show``, ``ragd delete`` and ``ragd store init``:
+what a store holds, and its upkeep."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from ..collection import open_collection, recorded_profile
-from ..stores import open_store
-from .common import existing_store, out, settings_of
 from ..errors import UsageError
+from ..stores import open_store
+from .common import existing_collection, existing_store, out, settings_of
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -48,6 +50,73 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _document(record: Any, chunks: int) -> dict[str, Any]:
+    return {"doc_id": record.doc_id, "title": record.title, "chunks": chunks,
+            "source": record.source, "source_path": record.source_path,
+            "ingested_at": record.ingested_at, "version": record.version,
+            "content_hash": record.content_hash, "metadata": dict(record.metadata)}
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Every document of the collection: doc_id, title, chunks, source, ingested at."""
+    coll = existing_collection(settings_of(args))
+    try:
+        records = coll.store.list_documents(coll.name)
+        counts = coll.store.chunk_counts(coll.name)
+    finally:
+        coll.close()
+    docs = [_document(r, counts.get(r.doc_id, 0)) for r in records]
+    if args.json:
+        out.print_json(data={"collection": coll.name, "store": coll.store.url,
+                             "documents": docs})
+        return 0
+    if not docs:
+        out.print(f"collection {coll.name!r} holds no documents")
+        return 0
+    table = Table(title=f"{len(docs)} documents in collection {coll.name!r} "
+                        f"({coll.store.url})")
+    for col in ("doc_id", "title", "chunks", "source", "ingested at"):
+        table.add_column(col, justify="right" if col == "chunks" else "left",
+                         overflow="fold")
+    for d in docs:
+        table.add_row(escape(d["doc_id"]), escape(d["title"]), str(d["chunks"]),
+                      escape(d["source_path"] or d["source"]), d["ingested_at"])
+    out.print(table)
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """One document: what the store records about it, then its chunks in order."""
+    coll = existing_collection(settings_of(args))
+    try:
+        record = coll.store.get_document(coll.name, args.doc_id)
+        chunks = coll.store.document_chunks(coll.name, args.doc_id) if record else []
+    finally:
+        coll.close()
+    if record is None:
+        raise UsageError(f"no document {args.doc_id!r} in collection {coll.name!r} "
+                         "(`ragd list` shows what it holds)")
+    if args.json:
+        out.print_json(data={**_document(record, len(chunks)),
+                             "chunk_list": [_chunk(s.chunk) for s in chunks]})
+        return 0
+    out.print(f"[bold]{escape(record.doc_id)}[/]  {escape(record.title)}")
+    out.print(f"source {escape(record.source_path or record.source)} · ingested "
+              f"{record.ingested_at} · version {record.version} · {len(chunks)} chunks")
+    for stored in chunks:
+        c = stored.chunk
+        where = " · ".join(w for w in (c.section_id or "", c.context) if w)
+        out.print(f"[bold]#{c.chunk_index}[/] [dim]{escape(where)}[/]")
+        out.print(f"   {escape(' '.join(c.text.split()))}")
+    return 0
+
+
+def _chunk(c: Any) -> dict[str, Any]:
+    return {"chunk_index": c.chunk_index, "chunk_id": c.chunk_id, "section_id": c.section_id,
+            "context": c.context, "text": c.text, "tags": list(c.tags),
+            "metadata": dict(c.metadata), "tokens": c.tokens}
+
+
 def cmd_delete(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     store = existing_store(settings)
@@ -78,6 +147,16 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("stats", parents=[common], help="what the store holds")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("list", parents=[common], help="the documents a collection holds "
+                       "(doc_id, title, chunks, source, ingested at)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("show", parents=[common], help="one document and its chunks")
+    p.add_argument("doc_id")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("delete", parents=[common], help="remove a document and its chunks")
     p.add_argument("doc_id")

@@ -23,8 +23,10 @@ class LoadFailure:
     (naming the line of a YAML error and the field of a JSONL record);
     ``code`` a category for counting: ``too_large``, ``binary``, ``encoding``,
     ``empty``, ``front_matter``, ``metadata``, ``json``, ``field``,
-    ``duplicate``, ``unsupported``, ``symlink``, ``unreadable``, ``name``
-    (``invalid`` when not given).
+    ``duplicate``, ``unsupported``, ``symlink``, ``unreadable``, ``name``,
+    ``conflict`` (a doc_id stored from another file), ``same_file`` (a file reached twice
+    in one run), ``embedding`` (``invalid`` when not given). :data:`SKIPPED_CODES` are
+    files left out on purpose, not failures.
     """
 
     source: str
@@ -38,6 +40,34 @@ class LoadFailure:
         """The same failure as an exception, for callers that stop at the first one."""
         cls = DocumentTooLargeError if self.code == "too_large" else InvalidDocumentError
         return cls(self.reason, source=self.source)
+
+
+SKIPPED_CODES = frozenset({"unsupported", "same_file"})
+"""Codes of files not loaded by design (a type no loader reads, a file already loaded in
+the run through another path): reported and counted, but not failures."""
+
+REASONS = {"unsupported": "unsupported type", "same_file": "same file twice",
+           "too_large": "too large", "binary": "binary", "encoding": "bad encoding",
+           "empty": "empty", "front_matter": "bad front matter", "metadata": "metadata",
+           "json": "bad JSON", "field": "bad field", "duplicate": "duplicate doc_id",
+           "symlink": "symlink", "unreadable": "unreadable", "name": "bad file name",
+           "conflict": "doc_id taken by another file", "embedding": "embedding failed",
+           "corpus": "invalid corpus", "invalid": "invalid"}
+"""Each failure code as a person reads it in a summary."""
+
+
+def reason_name(code: str) -> str:
+    return REASONS.get(code, code.replace("_", " "))
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Which file a document came from: ``path`` resolved (symlinks, ``..``), and whether
+    its doc_id is the file's path under the root it was reached through (``path_id``: the
+    loader's default, which another root would change) rather than an id of its own."""
+
+    path: str
+    path_id: bool = False
 
 
 def too_large_reason(size: int, limit: int, what: str = "file") -> str:
@@ -91,8 +121,13 @@ class LoadOptions:
     max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES
     tags: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    id_prefix: str = ""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.id_prefix, str) or "\x00" in self.id_prefix or (
+                self.id_prefix != self.id_prefix.strip()):
+            raise UsageError(f"id_prefix must be text without NUL or surrounding spaces, "
+                             f"got {self.id_prefix!r}")
         object.__setattr__(self, "include", _patterns(self.include, "include"))
         object.__setattr__(self, "exclude", _patterns(self.exclude, "exclude"))
         limit = self.max_document_bytes

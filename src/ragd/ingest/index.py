@@ -4,16 +4,24 @@
 changed and upserts it. ``write_documents`` is the primitive both it and the
 ingest pipeline use: embed many documents' chunks in one batch (the model is
 the bottleneck), then write each document in its own transaction.
+
+A large document (more chunks than a batch) goes through ``write_staged`` instead: its
+chunks are embedded and written a batch at a time into the store's staging area, each
+batch in its own short transaction, and one last transaction swaps them in for the
+document's old chunks. Memory holds one batch of vectors, not the document's; the document
+is still replaced all at once (a crash leaves only staged rows, which no search sees and
+the next write of the document clears).
 """
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..collection import Collection
-from ..errors import StoreError, VectorDBWriteError
+from ..errors import EmbedderError, EmbeddingFailureError, StoreError, VectorDBWriteError
 from ..ids import canonical_json, sha256_hex
 from ..stores import DocumentRecord
 from ..types import Chunk
@@ -58,6 +66,49 @@ def write_documents(store: Collection,
                 from exc
         offset += len(chunks)
     return offset
+
+
+def write_staged(store: Collection, record: DocumentRecord, chunks: list[Chunk], *,
+                 batch: int = 256, retries: int = 1,
+                 on_embedded: Callable[[int], None] | None = None) -> int:
+    """Embed and write one large document ``batch`` chunks at a time, then swap it in
+    atomically (see the module's text). A batch whose embedding fails is tried ``retries``
+    times, then EmbeddingFailureError (nothing of the document changed). Entries of
+    ``chunks`` are released as they are written. Returns the number of chunks written."""
+    job = f"{uuid.uuid4().hex}"
+    count, embedder = len(chunks), store.embedder
+    try:
+        for start in range(0, count, max(1, batch)):
+            part = chunks[start:start + max(1, batch)]
+            for attempt in range(max(1, retries)):
+                try:
+                    vectors = embedder.embed_documents([c.search_text for c in part])
+                    break
+                except EmbedderError as exc:
+                    if attempt == max(1, retries) - 1:
+                        raise EmbeddingFailureError(
+                            f"embedding failed {max(1, retries)} times: {exc}") from exc
+            if on_embedded:
+                on_embedded(len(part))
+            _stored(record, lambda: store.store.stage_chunks(store.name, job, part, vectors))
+            chunks[start:start + len(part)] = [None] * len(part)  # type: ignore[list-item]
+        _stored(record, lambda: store.store.commit_staged(store.name, record, job, count))
+    except BaseException:
+        try:
+            store.store.drop_staged(store.name, job)
+        except StoreError:
+            pass  # the next write of the document clears what is left
+        raise
+    return count
+
+
+def _stored(record: DocumentRecord, write: Callable[[], Any]) -> None:
+    try:
+        write()
+    except VectorDBWriteError:
+        raise
+    except StoreError as exc:
+        raise VectorDBWriteError(f"writing document {record.doc_id!r} failed: {exc}") from exc
 
 
 def index(chunks: Sequence[Chunk], store: Collection) -> dict[str, Any]:

@@ -17,8 +17,8 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from ..errors import UsageError
 from ..types import Document
-from .base import (DEFAULT_MAX_DOCUMENT_BYTES, FileRef, LoadFailure, LoadOptions, clean_tags,
-                   fspath_str, too_large_reason)
+from .base import (DEFAULT_MAX_DOCUMENT_BYTES, FileRef, LoadFailure, LoadOptions, Origin,
+                   clean_tags, fspath_str, too_large_reason)
 from .frontmatter import (FrontMatter, FrontMatterError, interpret_front_matter, markdown_title,
                           parse_front_matter, split_front_matter)
 from .corpus_v1 import declares_corpus, load_corpus
@@ -27,8 +27,9 @@ from .normalize import DecodeProblem, clean_title, decode_utf8, normalize_text, 
 from .walk import is_regular_file, matches, walk
 
 __all__ = ["DEFAULT_MAX_DOCUMENT_BYTES", "FileRef", "LoadFailure", "LoadOptions", "Loader",
-           "TITLE_MAX_CHARS", "iter_documents", "normalize_text", "register_loader",
-           "supported_suffixes"]
+           "Origin", "TITLE_MAX_CHARS", "count_files", "iter_documents", "iter_sourced",
+           "normalize_text",
+           "register_loader", "supported_suffixes"]
 
 log = logging.getLogger("ragd.ingest")
 
@@ -168,11 +169,39 @@ def iter_documents(paths: Sequence[str | PathLike[str]] | str | PathLike[str],
     goes to ``on_failure`` (logged as a warning when it is ``None``). A doc_id
     already loaded in this call is a ``duplicate`` failure (the first one wins).
     ``options.tags`` are appended and ``options.metadata`` merged over each
-    document's own.
+    document's own; ``options.id_prefix`` goes before every doc_id.
     """
+    sourced = iter_sourced(paths, options, on_failure)
+    return (doc for doc, _ in sourced)
+
+
+def iter_sourced(paths: Sequence[str | PathLike[str]] | str | PathLike[str],
+                 options: LoadOptions | None = None,
+                 on_failure: Callable[[LoadFailure], None] | None = None
+                 ) -> Iterator[tuple[Document, Origin]]:
+    """:func:`iter_documents` with each document's :class:`Origin` (the file it came from)."""
     options = LoadOptions() if options is None else options
     roots = _check_paths(paths)
     return _stream(roots, options, on_failure or _log_failure)
+
+
+def count_files(paths: Sequence[str | PathLike[str]] | str | PathLike[str],
+                options: LoadOptions | None = None) -> tuple[int, int]:
+    """(files, bytes) that :func:`iter_documents` would read: a walk without reading, for
+    a progress display's total."""
+    options = LoadOptions() if options is None else options
+    files = size = 0
+    for root, is_dir in _check_paths(paths):
+        refs = (walk(root, options.include, options.exclude, _supported) if is_dir
+                else _direct(root, options))
+        for ref in refs:
+            if isinstance(ref, FileRef):
+                files += 1
+                try:
+                    size += os.stat(ref.source).st_size
+                except OSError:
+                    pass
+    return files, size
 
 
 def _log_failure(failure: LoadFailure) -> None:
@@ -206,8 +235,7 @@ def _direct(path: str, options: LoadOptions) -> Iterator[FileRef | LoadFailure]:
     if matches(name, options.exclude) or (options.include and not matches(name, options.include)):
         return
     if not _supported(name):
-        yield LoadFailure(path, "unsupported file type (supported: "
-                          f"{', '.join(supported_suffixes())})", "unsupported")
+        yield LoadFailure(path, _unsupported(name), "unsupported")
         return
     try:
         name.encode("utf-8")
@@ -217,8 +245,16 @@ def _direct(path: str, options: LoadOptions) -> Iterator[FileRef | LoadFailure]:
     yield FileRef(path, name)
 
 
+def _unsupported(name: str) -> str:
+    """Why a file is not loaded: its type, and the types ragd reads."""
+    dot = name.rfind(".")
+    kind = f"'{name[dot:].lower()}' " if 0 < dot < len(name) - 1 else ""
+    return (f"unsupported file type {kind}(ragd reads {', '.join(supported_suffixes())}; "
+            "leave such files out with --exclude)")
+
+
 def _stream(roots: list[tuple[str, bool]], options: LoadOptions,
-            report: Callable[[LoadFailure], None]) -> Iterator[Document]:
+            report: Callable[[LoadFailure], None]) -> Iterator[tuple[Document, Origin]]:
     seen: dict[str, int] = {}      # doc_id -> index of the file it came from
     files: list[str] = []
     for root, is_dir in roots:
@@ -226,22 +262,30 @@ def _stream(roots: list[tuple[str, bool]], options: LoadOptions,
                 else _direct(root, options))
         for ref in refs:
             if isinstance(ref, LoadFailure):
+                if ref.code == "unsupported":
+                    ref = LoadFailure(ref.source, _unsupported(os.path.basename(ref.source)),
+                                      ref.code)
                 report(ref)
                 continue
             number = len(files)
             files.append(ref.source)
             suffix = _suffix(ref.name)
             assert suffix is not None
+            real = os.path.realpath(ref.source)
             for item in _LOADERS[suffix](ref, options):
                 if isinstance(item, LoadFailure):
                     report(item)
                     continue
+                # A JSONL line's source is "file:LINE": its ids are its own, never a path.
+                origin = Origin(real, item.doc_id == ref.rel and item.source == ref.source)
+                if options.id_prefix:
+                    item = replace(item, doc_id=options.id_prefix + item.doc_id)
                 first = seen.setdefault(item.doc_id, number)
                 if first != number:
                     report(LoadFailure(item.source, f"duplicate doc_id {item.doc_id!r} "
                                        f"(already loaded from {files[first]})", "duplicate"))
                     continue
-                yield _with_options(item, options)
+                yield _with_options(item, options), origin
 
 
 def _with_options(doc: Document, options: LoadOptions) -> Document:

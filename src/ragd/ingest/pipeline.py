@@ -1,23 +1,26 @@
-"""The ingest pipeline: load → (hash check) → chunk → embed → store, per document.
+"""The ingest pipeline: load → (identity, hash check) → chunk → embed → store, per document.
 
-Documents stream from the loaders; an unchanged document (same content hash)
-costs one lookup and no chunking or embedding. Changed and new documents are
-checked against the profile's metadata rules, chunked under its policy and
-gathered until a batch is full, embedded together, and written one
-transaction each. Bad documents are reported and skipped, never fatal; a
-batch whose embedding fails is retried document by document (the profile's
-``embedding_retries``), and a document that still fails is skipped with an
-EmbeddingFailureError. A failed store write (VectorDBWriteError) stops the job:
-documents written before it stay.
+Documents stream from the loaders with the file each came from; its doc_id is settled
+against the collection first (:mod:`ragd.ingest.identity`: the same file keeps its doc_id,
+another file under a stored doc_id is refused). An unchanged document (same content hash,
+same file) costs one lookup and no chunking or embedding. Changed and new documents are
+checked against the profile's metadata rules, chunked under its policy and gathered until a
+batch is full, embedded together, and written one transaction each; a document larger than
+a batch is embedded and written in batches and swapped in at once
+(:func:`~ragd.ingest.index.write_staged`), so memory holds one batch whatever its size.
+Bad documents are reported and skipped, never fatal; a batch whose embedding fails is
+retried document by document (the profile's ``embedding_retries``), and a document that
+still fails is skipped with an EmbeddingFailureError. A failed store write
+(VectorDBWriteError) stops the job: documents written before it stay.
 """
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from ..chunking import chunk_document, chunk_warnings
 from ..collection import Collection
@@ -25,52 +28,17 @@ from ..errors import EmbedderError, EmbeddingFailureError, InvalidDocumentError
 from ..ids import canonical_json, sha256_hex
 from ..stores import DocumentRecord
 from ..types import Chunk, ChunkPolicy, Document
-from .index import write_documents
-from .loaders import LoadFailure, LoadOptions, iter_documents
+from .base import LoadFailure, Origin
+from .identity import Identities
+from .index import write_documents, write_staged
+from .loaders import LoadOptions, count_files, iter_sourced
 from .metadata_rules import check_metadata
+from .report import JOB_NAMESPACE, IngestReport
 
-JOB_NAMESPACE = uuid.UUID("6f1c2a52-3b0e-5d6e-9a51-72616764a0b1")
+__all__ = ["IngestReport", "JOB_NAMESPACE", "ProgressFn", "document_hash", "ingest",
+           "ingest_documents"]
 
-ProgressFn = Callable[["IngestReport"], None]
-
-
-@dataclass
-class IngestReport:
-    """What an ingest run did (the CLI prints it as its summary)."""
-
-    new: int = 0
-    changed: int = 0
-    unchanged: int = 0
-    failed: int = 0
-    chunks: int = 0
-    embedded: int = 0
-    seconds: float = 0.0
-    failures: list[LoadFailure] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    seen: list[str] = field(default_factory=list)  # doc_id:content_hash of every document
-
-    @property
-    def documents(self) -> int:
-        return self.new + self.changed + self.unchanged + self.failed
-
-    @property
-    def job_id(self) -> str:
-        """A UUID derived from what the run saw (the same input gives the same id)."""
-        return str(uuid.uuid5(JOB_NAMESPACE, "\n".join(sorted(self.seen))))
-
-    def as_dict(self) -> dict:
-        return {"documents": self.documents, "new": self.new, "changed": self.changed,
-                "unchanged": self.unchanged, "failed": self.failed, "chunks": self.chunks,
-                "seconds": round(self.seconds, 3),
-                "failures": [{"source": f.source, "reason": f.reason} for f in self.failures],
-                "warnings": list(self.warnings)}
-
-    def as_ingestion_result(self) -> dict:
-        """The rag-pipeline contract's IngestionResult (field names as the contract)."""
-        return {"job_id": self.job_id, "documents_processed": self.documents - self.failed,
-                "documents_failed": self.failed, "embedding_count": self.embedded,
-                "errors": [f.source for f in self.failures], "warnings": list(self.warnings),
-                "duration_seconds": round(self.seconds, 3)}
+ProgressFn = Callable[[IngestReport], None]
 
 
 def document_hash(doc: Document, policy: ChunkPolicy) -> str:
@@ -82,12 +50,54 @@ def document_hash(doc: Document, policy: ChunkPolicy) -> str:
         "tags": list(doc.tags), "metadata": dict(doc.metadata), "policy": policy.as_dict()}))
 
 
-def ingest_documents(documents: Sequence[Document] | object, store: Collection, *,
+class _Files:
+    """Progress by bytes: a file's size counts as done as its chunks get embedded."""
+
+    def __init__(self, report: IngestReport) -> None:
+        self.report = report
+        self.path = ""
+        self.size = 0
+        self.finished = 0.0
+
+    def start(self, origin: Origin | None) -> None:
+        path = origin.path if origin else ""
+        if path == self.path:
+            return
+        self.finish()
+        self.path = path
+        try:
+            self.size = os.stat(path).st_size if path else 0
+        except OSError:
+            self.size = 0
+
+    def part(self, fraction: float) -> None:
+        self.report.bytes_done = self.finished + self.size * min(1.0, fraction)
+
+    def finish(self) -> None:
+        if self.path:
+            self.finished += self.size
+            self.report.files_done += 1
+            self.report.bytes_done = self.finished
+        self.path, self.size = "", 0
+
+
+def ingest_documents(documents: Iterable[Document], store: Collection, *,
                      policy: ChunkPolicy | None = None, batch_chunks: int = 1024,
                      report: IngestReport | None = None,
                      on_progress: ProgressFn | None = None) -> IngestReport:
     """Ingest already-loaded documents (any iterable) into ``store`` under its profile
     (``policy``, when given, replaces the profile's chunk policy)."""
+    return ingest_sourced(((doc, None) for doc in documents), store, policy=policy,
+                          batch_chunks=batch_chunks, report=report, on_progress=on_progress)
+
+
+def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], store: Collection, *,
+                   policy: ChunkPolicy | None = None, batch_chunks: int = 1024,
+                   report: IngestReport | None = None, on_progress: ProgressFn | None = None,
+                   replace_others: bool = False) -> IngestReport:
+    """:func:`ingest_documents` for documents with the file each came from (``None``: no
+    file), whose doc_ids are checked against the collection (``replace_others``: a
+    different file under a stored doc_id replaces it instead of being refused)."""
     report = report or IngestReport()
     policy = policy or store.chunk_policy
     rules = store.profile.ingest.get("metadata", {})
@@ -96,23 +106,34 @@ def ingest_documents(documents: Sequence[Document] | object, store: Collection, 
     stamp = ({"embedding_model": store.embedder.name,
               "embedding_version": str(getattr(store.embedder, "version", store.embedder.name))}
              if store.profile.ingest.get("record_embedder") else {})
+    identities = Identities(store, replace_others=replace_others)
+    files = _Files(report)
     started = time.perf_counter()
     pending: list[tuple[DocumentRecord, list[Chunk], bool]] = []
     pending_chunks = 0
 
-    def embedded(n: int) -> None:
-        report.embedded += n
+    def progress() -> None:
         if on_progress:
             on_progress(report)
+
+    def embedded(n: int) -> None:
+        report.embedded += n
+        progress()
+
+    def done(is_new: bool) -> None:
+        if is_new:
+            report.new += 1
+        else:
+            report.changed += 1
 
     def write(batch: list[tuple[DocumentRecord, list[Chunk], bool]]) -> None:
         report.chunks += write_documents(store, [(rec, chunks) for rec, chunks, _ in batch],
                                          on_embedded=embedded)
         for _, _, is_new in batch:
-            if is_new:
-                report.new += 1
-            else:
-                report.changed += 1
+            done(is_new)
+
+    def failed(record: DocumentRecord, exc: Exception) -> None:
+        report.add_failure(LoadFailure(record.source or record.doc_id, str(exc), "embedding"))
 
     def flush() -> None:
         nonlocal pending, pending_chunks
@@ -129,22 +150,24 @@ def ingest_documents(documents: Sequence[Document] | object, store: Collection, 
                         break
                     except EmbedderError as exc:
                         if attempt == retries - 1:
-                            error = EmbeddingFailureError(
-                                f"embedding failed {retries} times: {exc}")
-                            report.failed += 1
-                            report.failures.append(LoadFailure(item[0].source or item[0].doc_id,
-                                                               str(error)))
-        if on_progress:
-            on_progress(report)
+                            failed(item[0], EmbeddingFailureError(
+                                f"embedding failed {retries} times: {exc}"))
+        progress()
 
-    for doc in documents:  # type: ignore[attr-defined]
+    for doc, origin in items:
+        files.start(origin)
+        resolved = identities.resolve(doc, origin)
+        if isinstance(resolved, LoadFailure):
+            report.add_failure(resolved)
+            progress()
+            continue
+        doc, old = resolved
         digest = document_hash(doc, policy)
         report.seen.append(f"{doc.doc_id}:{digest}")
-        old = store.store.get_document(store.name, doc.doc_id)
-        if old is not None and old.content_hash == digest:
+        same_file = origin is None or (old is not None and old.source_path == origin.path)
+        if old is not None and old.content_hash == digest and same_file:
             report.unchanged += 1
-            if on_progress:
-                on_progress(report)
+            progress()
             continue
         try:
             check_metadata(doc, rules)
@@ -156,33 +179,54 @@ def ingest_documents(documents: Sequence[Document] | object, store: Collection, 
             report.warnings.extend(f"{doc.source or doc.doc_id}: {w}"
                                    for w in chunk_warnings(doc, policy, counter))
         except InvalidDocumentError as exc:
-            report.failed += 1
-            report.failures.append(LoadFailure(doc.source or doc.doc_id, exc.reason))
+            report.add_failure(LoadFailure(doc.source or doc.doc_id, exc.reason,
+                                           "metadata" if exc.field else "invalid"))
+            progress()
             continue
         record = DocumentRecord(doc_id=doc.doc_id, content_hash=digest, title=doc.title,
-                                source=doc.source, metadata=dict(doc.metadata))
+                                source=doc.source, metadata=dict(doc.metadata),
+                                source_path=origin.path if origin else "")
+        if len(chunks) > batch_chunks:  # a large document: in batches, swapped in at once
+            flush()
+            del doc
+            total, written = len(chunks), [0]
+
+            def staged(n: int) -> None:
+                written[0] += n
+                files.part(written[0] / total)
+                embedded(n)
+
+            try:
+                report.chunks += write_staged(store, record, chunks, retries=retries,
+                                              on_embedded=staged)
+                done(old is None)
+            except EmbeddingFailureError as exc:
+                failed(record, exc)
+            progress()
+            continue
         pending.append((record, chunks, old is None))
         pending_chunks += len(chunks)
         if pending_chunks >= batch_chunks:
             flush()
     flush()
+    files.finish()
     report.seconds += time.perf_counter() - started
     return report
 
 
 def ingest(paths: Sequence[str | Path], store: Collection, *,
            options: LoadOptions = LoadOptions(), policy: ChunkPolicy | None = None,
-           batch_chunks: int = 1024, on_progress: ProgressFn | None = None) -> IngestReport:
-    """Load every document under ``paths`` and ingest it; failures are reported, not raised."""
+           batch_chunks: int = 1024, on_progress: ProgressFn | None = None,
+           replace_others: bool = False) -> IngestReport:
+    """Load every document under ``paths`` and ingest it; failures are reported, not raised
+    (``report.exit_code`` says whether all went in). ``replace_others``: see
+    :func:`ingest_sourced`."""
     report = IngestReport()
-
-    def failed(failure: LoadFailure) -> None:
-        report.failed += 1
-        report.failures.append(failure)
-
     started = time.perf_counter()
-    docs = iter_documents(paths, options, on_failure=failed)
-    ingest_documents(docs, store, policy=policy, batch_chunks=batch_chunks, report=report,
-                     on_progress=on_progress)
+    items = iter_sourced(paths, options, on_failure=report.add_failure)
+    if on_progress is not None:
+        report.files_total, report.bytes_total = count_files(paths, options)
+    ingest_sourced(items, store, policy=policy, batch_chunks=batch_chunks, report=report,
+                   on_progress=on_progress, replace_others=replace_others)
     report.seconds = time.perf_counter() - started
     return report

@@ -75,10 +75,10 @@ def _sorted_entries(directory: str) -> list[tuple[os.DirEntry[str], bool]]:
 def walk(root: str, include: Sequence[str], exclude: Sequence[str],
          supported: Callable[[str], bool]) -> Iterator[FileRef | LoadFailure]:
     """Files under ``root`` to load, and failures for what cannot be (bad symlinks,
-    unreadable directories, unsupported files that ``include`` names explicitly).
+    unreadable directories, files of a type no loader reads: code ``unsupported``).
 
-    Unsupported files not named by ``include`` and everything ``exclude``
-    matches are skipped silently.
+    Hidden names, everything ``exclude`` matches and, when ``include`` is given, what it
+    does not match are left out silently: the caller asked for that.
     """
     root_real = os.path.realpath(root)
     visited: set[tuple[int, int]] = set()
@@ -145,13 +145,10 @@ def _open_dir(directory: str, prefix: str,
 def _select(source: str, rel: str, include: Sequence[str],
             supported: Callable[[str], bool]) -> FileRef | LoadFailure | None:
     """A walked file (already past ``exclude``): load it, report it, or skip it."""
-    if not supported(rel):
-        if include and matches(rel, include):
-            return LoadFailure(source, "unsupported file type (include matched it)",
-                               "unsupported")
-        return None
     if include and not matches(rel, include):
         return None
+    if not supported(rel):
+        return LoadFailure(source, "unsupported file type", "unsupported")
     try:
         rel.encode("utf-8")
     except UnicodeEncodeError:

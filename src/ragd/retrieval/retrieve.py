@@ -2,6 +2,9 @@
 
 Filters are applied inside each store search, so every candidate list is
 already filtered and a selective filter still yields up to ``pool`` results.
+Everything one retrieval reads (hit lists, filters, pinned sections, chunk texts) comes
+from one store snapshot (``Store.snapshot``): one committed state, whatever is being
+written meanwhile.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Sequence
 
 from ..collection import Collection
 from ..stores import Hit, StoredChunk
+from ..stores.base import Snapshot
 from ..text import query_terms
 from ..types import Candidate, Plan
 from .fusion import FUSION, fuse
@@ -53,27 +57,32 @@ def _pool() -> ThreadPoolExecutor | None:
         return _POOL
 
 
-def _vector_hits(query: str, plan: Plan, store: Collection) -> list[Hit]:
+def _vector_hits(query: str, plan: Plan, store: Collection, snap: Snapshot) -> list[Hit]:
     vector = store.embedder.embed_query(query)
-    return store.store.vector_search(store.name, vector, plan.pool, plan.filters)
+    return snap.vector_search(vector, plan.pool, plan.filters)
 
 
-def hit_lists(query: str, plan: Plan, store: Collection) -> dict[str, list[Hit]]:
-    """The store's filtered hit lists (keys and scores) the plan's mode asks for, best first.
+def hit_lists(query: str, plan: Plan, store: Collection,
+              snap: Snapshot | None = None) -> dict[str, list[Hit]]:
+    """The store's filtered hit lists (keys and scores) the plan's mode asks for, best first,
+    read from ``snap`` (a snapshot of their own when it is None).
 
     In hybrid mode the vector half (query embedding and the matrix product, both
     outside the GIL) runs on a worker thread while this one does the lexical half.
     """
     query = validate_query(query)
-    hits: dict[str, list[Hit]] = {}
     pool = _pool() if plan.mode == "hybrid" else None
-    pending: Future | None = pool.submit(_vector_hits, query, plan, store) if pool else None
+    if snap is None:
+        with store.store.snapshot(store.name, parallel=pool is not None) as snap:
+            return hit_lists(query, plan, store, snap)
+    hits: dict[str, list[Hit]] = {}
+    pending: Future | None = (pool.submit(_vector_hits, query, plan, store, snap)
+                              if pool else None)
     try:
         if plan.mode in ("vector", "hybrid") and pending is None:
-            hits["vector"] = _vector_hits(query, plan, store)
+            hits["vector"] = _vector_hits(query, plan, store, snap)
         if plan.mode in ("lexical", "hybrid"):
-            hits["lexical"] = store.store.lexical_search(store.name, query_terms(query),
-                                                         plan.pool, plan.filters)
+            hits["lexical"] = snap.lexical_search(query_terms(query), plan.pool, plan.filters)
     except BaseException:
         if pending is not None:
             pending.exception()  # never leave the worker using the store after we return
@@ -85,10 +94,12 @@ def hit_lists(query: str, plan: Plan, store: Collection) -> dict[str, list[Hit]]
 
 def candidate_lists(query: str, plan: Plan, store: Collection) -> dict[str, list[Candidate]]:
     """The filtered candidate lists the plan's mode asks for, each best first, with their
-    chunks' content (a chunk deleted between search and fetch is left out)."""
-    hits = hit_lists(query, plan, store)
-    keys = [h.key for lst in hits.values() for h in lst]
-    chunks = store.store.get_chunks(store.name, keys) if keys else {}
+    chunks' content (all read from one snapshot)."""
+    parallel = plan.mode == "hybrid" and _pool() is not None
+    with store.store.snapshot(store.name, parallel=parallel) as snap:
+        hits = hit_lists(query, plan, store, snap)
+        keys = [h.key for lst in hits.values() for h in lst]
+        chunks = snap.get_chunks(keys) if keys else {}
     return {name: _candidates(lst, chunks, name) for name, lst in hits.items()}
 
 
@@ -99,16 +110,17 @@ def _skeletons(hits: Sequence[Hit], source: str) -> list[Candidate]:
             for rank, h in enumerate(hits, start=1)]
 
 
-def _fetch(store: Collection, keys: Sequence[tuple[str, int]]) -> list[Candidate]:
-    """Candidates with content (score 0, no list ranks) for ``keys`` that still exist."""
-    chunks = store.store.get_chunks(store.name, keys) if keys else {}
+def _fetch(snap: Snapshot, keys: Sequence[tuple[str, int]]) -> list[Candidate]:
+    """Candidates with content (score 0, no list ranks) for ``keys`` that exist."""
+    chunks = snap.get_chunks(keys) if keys else {}
     return _candidates([Hit(k[0], k[1], 0.0) for k in keys if k in chunks], chunks, "")
 
 
-def _hydrate(ranked: Sequence[Candidate], store: Collection) -> list[Candidate]:
-    """``ranked`` with every skeleton's content filled in, scores and ranks kept; a chunk
-    deleted since the search is dropped and the ranks renumbered."""
-    full = {c.key: c for c in _fetch(store, [c.key for c in ranked if not c.chunk_id])}
+def _hydrate(ranked: Sequence[Candidate], snap: Snapshot) -> list[Candidate]:
+    """``ranked`` with every skeleton's content filled in, scores and ranks kept (from the
+    snapshot the hits came from, so every key is there; one that is not is dropped and the
+    ranks renumbered)."""
+    full = {c.key: c for c in _fetch(snap, [c.key for c in ranked if not c.chunk_id])}
     out: list[Candidate] = []
     for cand in ranked:
         if not cand.chunk_id:
@@ -123,17 +135,23 @@ def retrieve(query: str, plan: Plan | None, store: Collection) -> list[Candidate
     """Ranked candidates for ``query`` from ``store`` (a collection handle) under ``plan``.
 
     Fusion and section pinning work on keys and scores; only the final ``k``
-    chunks are read from the store. Without a plan, the collection's profile plans.
+    chunks are read from the store, in the snapshot the searches read. Without a plan, the
+    collection's profile plans.
     """
     plan = plan or store.plan
     if plan.mode == "hybrid":
         FUSION.get(plan.fusion)  # an unknown method fails before any search
-    lists = {name: _skeletons(hits, name) for name, hits in hit_lists(query, plan, store).items()}
-    if plan.mode == "hybrid":
-        params = {"k": plan.rrf_k} if plan.fusion == "rrf" else {"weights": dict(plan.weights)}
-        ranked = fuse(lists, plan.fusion, params)
-    else:
-        ranked = lists[plan.mode]
-    if plan.scheme:
-        ranked = pin_sections(query, ranked, plan, store, lambda keys: _fetch(store, keys))
-    return _hydrate(ranked[:plan.k], store)
+    query = validate_query(query)
+    parallel = plan.mode == "hybrid" and _pool() is not None
+    with store.store.snapshot(store.name, parallel=parallel) as snap:
+        lists = {name: _skeletons(hits, name)
+                 for name, hits in hit_lists(query, plan, store, snap).items()}
+        if plan.mode == "hybrid":
+            params = ({"k": plan.rrf_k} if plan.fusion == "rrf"
+                      else {"weights": dict(plan.weights)})
+            ranked = fuse(lists, plan.fusion, params)
+        else:
+            ranked = lists[plan.mode]
+        if plan.scheme:
+            ranked = pin_sections(query, ranked, plan, snap, lambda keys: _fetch(snap, keys))
+        return _hydrate(ranked[:plan.k], snap)

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..collection import Collection
 from ..citing import get_scheme
+from ..stores.base import Snapshot
 from ..types import Candidate, Plan
 
 
-def pin_sections(query: str, ranked: Sequence[Candidate], plan: Plan, store: Collection,
+def pin_sections(query: str, ranked: Sequence[Candidate], plan: Plan, snap: Snapshot,
                  make_candidates) -> list[Candidate]:
-    """``ranked`` with the chunks of every section named in ``query`` moved to the front.
+    """``ranked`` with the chunks of every section named in ``query`` moved to the front
+    (looked up in ``snap``, the snapshot the ranking was read from).
 
     ``make_candidates(keys)`` reads the pinned chunks (with content and section); those
     that were among the fused ones keep their scores, the others score 0 with no list ranks.
@@ -27,7 +28,7 @@ def pin_sections(query: str, ranked: Sequence[Candidate], plan: Plan, store: Col
     refs = get_scheme(plan.scheme).find_refs(query) if plan.scheme else []
     if not refs:
         return list(ranked)
-    keys = store.store.find_sections(store.name, refs, plan.k, plan.filters)
+    keys = snap.find_sections(refs, plan.k, plan.filters)
     if not keys:
         return list(ranked)
     position = {c.key: i for i, c in enumerate(ranked)}

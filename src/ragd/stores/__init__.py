@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import UsageError
-from .base import CollectionInfo, DocumentRecord, Hit, Store, StoredChunk, rank_hits
+from .base import (CollectionInfo, DocumentRecord, Hit, ReadOnlyStoreError, Snapshot, Store,
+                   StoredChunk, rank_hits)
 from .sqlite import SQLiteStore
 
 SQLITE_FILENAME = "ragd.sqlite"
@@ -56,5 +57,6 @@ def open_store(location: str | Path) -> Store:
     return SQLiteStore(path / SQLITE_FILENAME)
 
 
-__all__ = ["CollectionInfo", "DocumentRecord", "Hit", "SQLiteStore", "Store", "StoredChunk",
-           "open_store", "rank_hits", "register_store_scheme"]
+__all__ = ["CollectionInfo", "DocumentRecord", "Hit", "ReadOnlyStoreError", "SQLiteStore",
+           "Snapshot", "Store", "StoredChunk", "open_store", "rank_hits",
+           "register_store_scheme"]

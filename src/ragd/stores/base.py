@@ -9,14 +9,20 @@ returned as :class:`Hit` lists ordered by score, ties by (doc_id, chunk_index).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Protocol, Sequence, runtime_checkable
+from typing import (Any, ContextManager, Iterator, Mapping, Protocol, Sequence,
+                    runtime_checkable)
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import StoreError, UsageError
 from ..types import Chunk, Filters
 
 Key = tuple[str, int]
+NO_FILTERS = Filters()
+
+
+class ReadOnlyStoreError(StoreError):
+    """A write to a store that was opened read-only (a file this process cannot write)."""
 
 
 @dataclass(frozen=True)
@@ -32,7 +38,11 @@ class CollectionInfo:
 
 @dataclass(frozen=True)
 class DocumentRecord:
-    """What the store keeps about a document besides its chunks."""
+    """What the store keeps about a document besides its chunks.
+
+    ``source`` is where it came from as the user named it (a path as given, ``file:LINE``);
+    ``source_path`` the resolved path of its file (empty for a document given through the
+    API): the document's identity on disk, which ingest checks doc_ids against."""
 
     doc_id: str
     content_hash: str
@@ -41,6 +51,7 @@ class DocumentRecord:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     version: int = 1
     ingested_at: str = ""
+    source_path: str = ""
 
 
 @dataclass(frozen=True)
@@ -85,11 +96,40 @@ def checked_embeddings(record: DocumentRecord, chunks: Sequence[Chunk],
     return vectors
 
 
+class Snapshot(Protocol):
+    """One collection as of one committed state: every read through it sees the same data,
+    whatever is written meanwhile. Obtained from :meth:`Store.snapshot`; valid inside that
+    block only. Thread-safe (the halves of a hybrid search may use it at once)."""
+
+    collection: str
+    data_version: int
+
+    def vector_search(self, query: np.ndarray, limit: int,
+                      filters: Filters = NO_FILTERS) -> list[Hit]: ...
+
+    def lexical_search(self, terms: Sequence[str], limit: int,
+                       filters: Filters = NO_FILTERS) -> list[Hit]: ...
+
+    def find_sections(self, section_ids: Sequence[str], limit: int,
+                      filters: Filters = NO_FILTERS) -> list[Key]: ...
+
+    def get_chunks(self, keys: Sequence[Key]) -> dict[Key, StoredChunk]: ...
+
+
 @runtime_checkable
 class Store(Protocol):
     """A backend holding collections of chunks with embeddings and a lexical index."""
 
     url: str
+    read_only: str
+    """Why the store cannot be written (empty when it can)."""
+
+    def snapshot(self, collection: str, *, parallel: bool = False
+                 ) -> ContextManager[Snapshot]:
+        """A read transaction on ``collection``: what :func:`ragd.retrieve` reads through,
+        so one search never mixes two states (the single-call searches below are each a
+        snapshot of their own). ``parallel``: two threads will search in it at once."""
+        ...
 
     def create_collection(self, name: str, embed_model: str, embed_dims: int,
                           config: Mapping[str, Any]) -> CollectionInfo:
@@ -109,6 +149,18 @@ class Store(Protocol):
 
     def list_documents(self, collection: str) -> list[DocumentRecord]: ...
 
+    def chunk_counts(self, collection: str) -> dict[str, int]:
+        """Each document's number of chunks, by doc_id."""
+        ...
+
+    def document_chunks(self, collection: str, doc_id: str) -> list[StoredChunk]:
+        """A document's chunks in chunk_index order (empty when it is not stored)."""
+        ...
+
+    def documents_from(self, collection: str, source_path: str) -> list[DocumentRecord]:
+        """The documents loaded from the file at ``source_path`` (resolved), by doc_id."""
+        ...
+
     def upsert_document(self, collection: str, record: DocumentRecord,
                         chunks: Sequence[Chunk], embeddings: np.ndarray) -> None:
         """Replace the document and all its chunks atomically (all or nothing)."""
@@ -119,6 +171,25 @@ class Store(Protocol):
                          ) -> int:
         """The bulk path: :meth:`upsert_document` for many documents in one transaction (all
         of them or none; a doc_id twice is refused). Returns the number of chunks written."""
+        ...
+
+    def stage_chunks(self, collection: str, job: str, chunks: Sequence[Chunk],
+                     embeddings: np.ndarray) -> None:
+        """A large document's write, in batches: keep these chunks (all of one document)
+        aside under ``job``, in a short transaction of their own; searches do not see them."""
+        ...
+
+    def commit_staged(self, collection: str, record: DocumentRecord, job: str,
+                      count: int) -> int:
+        """In one transaction, replace the document and all its chunks by the ``count``
+        chunks staged under ``job`` (refused, changing nothing, when they are not all
+        there). Returns the number of chunks written."""
+        ...
+
+    def drop_staged(self, collection: str, job: str) -> None:
+        """Forget the chunks staged under ``job`` (its write failed or was abandoned; a
+        crashed one's are cleared by the next staging of the same document, or after a
+        day)."""
         ...
 
     def delete_document(self, collection: str, doc_id: str) -> bool:

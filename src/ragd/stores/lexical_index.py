@@ -63,77 +63,27 @@ class _Postings:
 
 
 @dataclass
-class LexicalIndex:
-    """BM25 postings of one collection: a main segment, a delta segment and a live mask."""
+class LexicalView:
+    """The index as of one data version: immutable, so a search scores it without a lock
+    while the index moves on (loads and syncs build new arrays, never change these)."""
 
-    version: int = -1
-    rowids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    keys: list[tuple[str, int]] = field(default_factory=list)
-    alive: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
-    pending: list[LexicalDelta] = field(default_factory=list)
+    version: int
+    rowids: np.ndarray
+    keys: list[tuple[str, int]]
+    alive: np.ndarray
+    main: _Postings
+    delta: _Postings
+    lengths: np.ndarray
+    _norms: dict = field(default_factory=dict, repr=False)
 
-    def __post_init__(self) -> None:
-        self._main = _Postings([])
-        self._delta_terms: list[bytes] = []
-        self._delta = _Postings([])
-        self._lengths = np.zeros(0, dtype=np.float64)
-        self._generation = 0          # bumped whenever rows or liveness change
-        self._norm_key: tuple = ()
-        self._n_live, self._norm = 0, np.zeros(0, dtype=np.float64)
-
-    def load(self, version: int, rowids: np.ndarray, keys: list[tuple[str, int]],
-             terms: list[bytes]) -> None:
-        """Replace everything with these rows (rowids ascending)."""
-        self.version, self.rowids, self.keys = version, rowids, list(keys)
-        self.alive = np.ones(len(keys), dtype=bool)
-        self._main = _Postings(terms)
-        self._delta_terms, self._delta = [], _Postings([], len(keys))
-        self._lengths = self._main.lengths
-        self._generation += 1
-        self.pending.clear()
-
-    def record(self, delta: LexicalDelta) -> None:
-        """Remember a committed write (nothing while unloaded: the next search loads)."""
-        if self.version >= 0:
-            self.pending.append(delta)
-
-    def sync(self, db_version: int) -> bool:
-        """Apply pending deltas up to ``db_version``; False when a reload is needed."""
-        if self.version == db_version:
-            self.pending.clear()
-            return True
-        chain = sorted((d for d in self.pending if d.version > self.version),
-                       key=lambda d: d.version)
-        if self.version < 0 or [d.version for d in chain] != list(
-                range(self.version + 1, db_version + 1)):
-            return False
-        added = sum(len(d.added_keys) for d in chain) + len(self._delta_terms)
-        if added > max(1024, len(self._main.lengths) // 4):
-            return False
-        main_rows = len(self._main.lengths)
-        for d in chain:
-            dead = np.isin(self.rowids, d.removed)
-            self.alive[dead] = False
-            self.rowids = np.concatenate([self.rowids, d.added_rowids])
-            self.keys.extend(d.added_keys)
-            self.alive = np.concatenate([self.alive, np.ones(len(d.added_keys), dtype=bool)])
-            self._delta_terms.extend(d.added_terms)
-        self._delta = _Postings(self._delta_terms, main_rows)
-        self._lengths = np.concatenate([self._main.lengths, self._delta.lengths])
-        self.version = db_version
-        self._generation += 1
-        self.pending.clear()
-        return True
-
-    def _norms(self, k1: float, b: float) -> tuple[int, np.ndarray]:
-        """Live row count and each row's BM25 length norm, kept until the rows change."""
-        key = (self._generation, k1, b)
-        if self._norm_key != key:
+    def norms(self, k1: float, b: float) -> tuple[int, np.ndarray]:
+        """Live row count and each row's BM25 length norm (computed once per k1, b)."""
+        found = self._norms.get((k1, b))
+        if found is None:
             n_live = int(self.alive.sum())
-            avgdl = (float(self._lengths[self.alive].sum()) / n_live if n_live else 0.0) or 1.0
-            self._n_live, self._norm = n_live, k1 * (1.0 - b + b * self._lengths / avgdl)
-            self._norm_key = key
-        return self._n_live, self._norm
+            avgdl = (float(self.lengths[self.alive].sum()) / n_live if n_live else 0.0) or 1.0
+            found = self._norms[(k1, b)] = (n_live, k1 * (1.0 - b + b * self.lengths / avgdl))
+        return found
 
     def top(self, terms: list[int], limit: int, allowed: np.ndarray | None = None,
             k1: float = DEFAULT_K1, b: float = DEFAULT_B
@@ -141,14 +91,14 @@ class LexicalIndex:
         """Best ``limit`` live rows by BM25 for the query's term hashes (each counted once)."""
         if not terms or limit <= 0:
             return []
-        n_live, norm = self._norms(k1, b)
+        n_live, norm = self.norms(k1, b)
         if n_live == 0:
             return []
         all_alive = n_live == len(self.alive)
         hit_rows: list[np.ndarray] = []
         hit_weights: list[np.ndarray] = []
         for term in dict.fromkeys(terms):
-            (rows, tf), (d_rows, d_tf) = self._main.get(term), self._delta.get(term)
+            (rows, tf), (d_rows, d_tf) = self.main.get(term), self.delta.get(term)
             if len(d_rows):
                 rows, tf = np.concatenate([rows, d_rows]), np.concatenate([tf, d_tf])
             if not all_alive:
@@ -170,3 +120,96 @@ class LexicalIndex:
         if allowed is not None:
             candidate &= np.isin(self.rowids, allowed)
         return top_rows(scores, np.flatnonzero(candidate), self.keys, limit)
+
+
+def _empty_view() -> LexicalView:
+    none = _Postings([])
+    return LexicalView(-1, np.zeros(0, dtype=np.int64), [], np.zeros(0, dtype=bool), none, none,
+                       np.zeros(0, dtype=np.float64))
+
+
+RECENT_VIEWS = 4
+"""Views of the last few versions kept, for a reader whose snapshot is a little older than
+the index (another reader moved it on meanwhile)."""
+
+
+class LexicalIndex:
+    """BM25 postings of one collection: a main segment, a delta segment and a live mask.
+
+    Not thread-safe: the store serialises :meth:`load`, :meth:`record` and :meth:`sync`;
+    searches score a :class:`LexicalView`, which never changes.
+    """
+
+    def __init__(self) -> None:
+        self.pending: list[LexicalDelta] = []
+        self._view = _empty_view()
+        self._delta_terms: list[bytes] = []
+        self._recent: dict[int, LexicalView] = {}
+
+    @property
+    def version(self) -> int:
+        return self._view.version
+
+    def view(self) -> LexicalView:
+        return self._view
+
+    def view_at(self, version: int) -> LexicalView | None:
+        """The view of exactly ``version``, if it is the current one or a recent one."""
+        return self._view if self._view.version == version else self._recent.get(version)
+
+    def _set(self, view: LexicalView) -> None:
+        self._view = view
+        self._recent[view.version] = view
+        for old in sorted(self._recent)[:-RECENT_VIEWS]:
+            del self._recent[old]
+
+    def load(self, version: int, rowids: np.ndarray, keys: list[tuple[str, int]],
+             terms: list[bytes]) -> None:
+        """Replace everything with these rows (rowids ascending), as of ``version``."""
+        main = _Postings(terms)
+        self._recent.clear()
+        self._delta_terms = []
+        self._set(LexicalView(version, rowids, list(keys), np.ones(len(keys), dtype=bool), main,
+                              _Postings([], len(keys)), main.lengths))
+        self.pending.clear()
+
+    def record(self, delta: LexicalDelta) -> None:
+        """Remember a committed write (nothing while unloaded: the next search loads)."""
+        if self.version >= 0:
+            self.pending.append(delta)
+
+    def sync(self, db_version: int) -> bool:
+        """Move to ``db_version`` by the pending deltas; False when a reload is needed
+        (a version they do not explain, or a delta grown too big)."""
+        view = self._view
+        if view.version == db_version:
+            self.pending = [d for d in self.pending if d.version > db_version]
+            return True
+        chain = sorted((d for d in self.pending if view.version < d.version <= db_version),
+                       key=lambda d: d.version)
+        if view.version < 0 or [d.version for d in chain] != list(
+                range(view.version + 1, db_version + 1)):
+            return False
+        added = sum(len(d.added_keys) for d in chain) + len(self._delta_terms)
+        if added > max(1024, len(view.main.lengths) // 4):
+            return False
+        alive, rowids, keys = view.alive.copy(), view.rowids, list(view.keys)
+        delta_terms = list(self._delta_terms)
+        for d in chain:
+            alive[np.isin(rowids, d.removed)] = False
+            rowids = np.concatenate([rowids, d.added_rowids])
+            keys.extend(d.added_keys)
+            alive = np.concatenate([alive, np.ones(len(d.added_keys), dtype=bool)])
+            delta_terms.extend(d.added_terms)
+        delta = _Postings(delta_terms, len(view.main.lengths))
+        self._delta_terms = delta_terms
+        self._set(LexicalView(db_version, rowids, keys, alive, view.main, delta,
+                              np.concatenate([view.main.lengths, delta.lengths])))
+        self.pending = [d for d in self.pending if d.version > db_version]
+        return True
+
+    def top(self, terms: list[int], limit: int, allowed: np.ndarray | None = None,
+            k1: float = DEFAULT_K1, b: float = DEFAULT_B
+            ) -> list[tuple[tuple[str, int], float]]:
+        """:meth:`LexicalView.top` on the current view."""
+        return self._view.top(terms, limit, allowed, k1, b)

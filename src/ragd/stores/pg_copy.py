@@ -149,7 +149,7 @@ def _is_unicode(value: str) -> bool:
 def check_document(record: DocumentRecord) -> None:
     """Refuse what a document row cannot hold, naming the document and field."""
     where = f"document {record.doc_id!r}"
-    for name in ("doc_id", "title", "source", "content_hash", "ingested_at"):
+    for name in ("doc_id", "title", "source", "content_hash", "ingested_at", "source_path"):
         _check_text(where, name, getattr(record, name))
     if record.metadata:
         metadata_json(where, record.metadata)
@@ -162,7 +162,8 @@ def documents_json(records: Sequence[DocumentRecord], now: str) -> str:
     :func:`check_document`."""
     return _JSON.encode([{"doc_id": r.doc_id, "title": r.title, "source": r.source,
                           "metadata": dict(r.metadata), "content_hash": r.content_hash,
-                          "ingested_at": r.ingested_at or now} for r in records])
+                          "ingested_at": r.ingested_at or now, "source_path": r.source_path}
+                         for r in records])
 
 
 def check_chunks(chunks: Sequence[Chunk], metadata: bool = True) -> None:

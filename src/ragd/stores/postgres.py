@@ -34,11 +34,11 @@ tsvector with ``to_tsvector``, which cost most of a bulk load's server time and 
 slightly differently.) Fusion is done in Python by ``ragd.retrieval``, identically for
 both backends.
 
-Writes: ``upsert_document`` is one transaction per document (rows by a pipelined
-``executemany``). ``upsert_documents`` is the bulk path: one transaction per call, the
-documents as one JSON parameter, the chunks as binary COPY data encoded by ``pg_copy`` in
-slices, an encoder thread preparing slice k+1 while the server loads slice k. Chunk
-tables keep rows inline up to a page (``toast_tuple_target = 8160``, schema version 4).
+Writes (:mod:`~ragd.stores.postgres_write`): one transaction per document, or per bulk
+call (binary COPY); a large document staged in batches and swapped in by one. Reads
+(:mod:`~ragd.stores.postgres_read`): each search, or a whole retrieval, in one
+``REPEATABLE READ READ ONLY`` snapshot. Chunk tables keep rows inline up to a page
+(``toast_tuple_target = 8160``, schema version 4).
 
 Vector search: ``ORDER BY embedding <=> q`` (score = 1 - cosine distance), ties
 broken in SQL. HNSW queries set ``hnsw.ef_search`` (at least ``k``) and pgvector's
@@ -68,8 +68,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from concurrent.futures import CancelledError, ThreadPoolExecutor
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Iterator, Mapping, Sequence
@@ -85,11 +85,10 @@ from ..errors import (EmbedModelMismatchError, StoreError, UnknownCollectionErro
                       VectorDBUnavailableError)
 from ..types import Chunk, Filters
 from . import postgres_sql as Q
-from .base import (CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, checked_embeddings,
-                   rank_hits)
-from . import pg_copy
-from .pg_copy import check_chunks, check_document
-from .pg_tsvector import TsVector, TsVectorDumper, TsVectorTooLarge, tsquery, tsvectors
+from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk
+from .pg_tsvector import TsVector, TsVectorDumper
+from .postgres_read import BEGIN_READ, COLUMNS, NO_FILTERS, PgSnapshot, chunk_from_row
+from .postgres_write import PgWrites
 from .postgres_sql import (SCHEMA_VERSION, PgOptions, ServerInfo, message as _message,
                            migrate, parse_store_url, version_tuple as _version_tuple)
 
@@ -99,8 +98,6 @@ __all__ = ["PgOptions", "PostgresStore", "SCHEMA_VERSION", "ServerInfo", "init_s
            "migrate", "parse_store_url"]
 
 
-_EMPTY_JSON = Jsonb({})
-_COPY_SLICE_MIN, _COPY_SLICE_MAX = 64, 512  # chunks per COPY of a bulk write (about 8 per call)
 
 
 def _now() -> str:
@@ -127,7 +124,7 @@ class _Coll:
     index: dict[str, Any] = field(default_factory=dict)
 
 
-class PostgresStore:
+class PostgresStore(PgWrites):
     """A ragd store in a PostgreSQL database with pgvector. Thread-safe (a connection pool)."""
 
     def __init__(self, url: str, **options: Any) -> None:
@@ -147,6 +144,8 @@ class PostgresStore:
         self._colls: dict[str, _Coll] = {}
         self._encoders: ThreadPoolExecutor | None = None
         self._closed = False
+        self.read_only = ""
+        self._miss_version = threading.local()
         self._pool = ConnectionPool(
             conninfo, min_size=self.options.pool_min,
             max_size=max(self.options.pool_max, self.options.pool_min),
@@ -174,9 +173,15 @@ class PostgresStore:
     def _conn(self) -> Iterator[psycopg.Connection]:
         """A pooled connection; one transaction, committed at the end (rolled back on error).
         Driver and server failures become StoreError."""
-        try:
+        with self._errors():
             with self._pool.connection() as conn:
                 yield conn
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Driver and server failures inside the block become StoreError."""
+        try:
+            yield
         except psycopg.errors.UndefinedTable as exc:
             with self._lock:
                 self._colls.clear()
@@ -268,13 +273,14 @@ class PostgresStore:
             self._colls.pop(name, None)
 
     # -- documents -------------------------------------------------------------------------
-    _DOC_SQL = ("SELECT doc_id, title, source, metadata, content_hash, version, ingested_at "
-                "FROM documents WHERE collection_id = %s")
+    _DOC_SQL = ("SELECT doc_id, title, source, metadata, content_hash, version, ingested_at, "
+                "source_path FROM documents WHERE collection_id = %s")
 
     @staticmethod
     def _record(row: Sequence[Any]) -> DocumentRecord:
         return DocumentRecord(doc_id=row[0], title=row[1], source=row[2], metadata=row[3],
-                              content_hash=row[4], version=int(row[5]), ingested_at=row[6])
+                              content_hash=row[4], version=int(row[5]), ingested_at=row[6],
+                              source_path=row[7])
 
     def get_document(self, collection: str, doc_id: str) -> DocumentRecord | None:
         cid = self._coll(collection).cid
@@ -288,162 +294,59 @@ class PostgresStore:
             rows = conn.execute(self._DOC_SQL + " ORDER BY doc_id", (cid,)).fetchall()
         return [self._record(r) for r in rows]
 
-    def _checked(self, coll: _Coll, record: DocumentRecord, chunks: Sequence[Chunk],
-                 embeddings: np.ndarray) -> np.ndarray:
-        """The embeddings as float32 rows, after the document's checks that precede any
-        write (the chunks' own are :func:`~pg_copy.check_chunks`)."""
-        vectors = checked_embeddings(record, chunks, embeddings, coll.info.embed_dims)
-        if not np.isfinite(vectors).all():
-            raise UsageError(f"document {record.doc_id!r}: embeddings contain NaN or infinity")
-        check_document(record)
-        return vectors
-
-    @staticmethod
-    def _lexical(chunks: Sequence[Chunk]) -> list[TsVector]:
-        """Each chunk's binary tsvector."""
-        try:
-            return tsvectors([c.search_text for c in chunks])
-        except TsVectorTooLarge as exc:
-            bad = chunks[exc.index]
-            raise UsageError(f"document {bad.doc_id!r}, chunk {bad.chunk_index}: {exc}") from None
-
-    @classmethod
-    def _chunk_rows(cls, cid: int, chunks: Sequence[Chunk], vectors: Sequence[np.ndarray]
-                    ) -> list[tuple[Any, ...]]:
-        """The rows of ``chunks`` in :data:`~postgres_sql.WRITE_COLUMNS` order."""
-        lexical = cls._lexical(chunks)
-        return [(cid, c.doc_id, c.chunk_index, c.chunk_id, c.section_id, c.parent_id, c.kind,
-                 c.context, c.text, list(c.tags), Jsonb(dict(c.metadata)) if c.metadata
-                 else _EMPTY_JSON, c.tokens, c.start_offset, c.end_offset, c.page, v, tsv)
-                for c, v, tsv in zip(chunks, vectors, lexical)]
-
-    _DOC_CONFLICT = (
-        " ON CONFLICT (collection_id, doc_id) DO UPDATE SET title = excluded.title, "
-        "source = excluded.source, metadata = excluded.metadata, "
-        "content_hash = excluded.content_hash, version = d.version + 1, "
-        "ingested_at = excluded.ingested_at")
-    _UPSERT_DOC = (
-        "INSERT INTO documents AS d (collection_id, doc_id, title, source, metadata, "
-        "content_hash, version, ingested_at) VALUES (%s, %s, %s, %s, %s, %s, 1, %s)"
-        + _DOC_CONFLICT)
-    _UPSERT_DOCS = (
-        "INSERT INTO documents AS d (collection_id, doc_id, title, source, metadata, "
-        "content_hash, version, ingested_at) SELECT %s, u.doc_id, u.title, u.source, "
-        "u.metadata, u.content_hash, 1, u.ingested_at FROM jsonb_to_recordset(%s::jsonb) "
-        "AS u(doc_id text, title text, source text, metadata jsonb, content_hash text, "
-        "ingested_at text)" + _DOC_CONFLICT)
-    """Many documents in one statement (the bulk path), with :attr:`_UPSERT_DOC`'s effect."""
-
-    def _doc_row(self, cid: int, record: DocumentRecord) -> tuple[Any, ...]:
-        return (cid, record.doc_id, record.title, record.source, Jsonb(dict(record.metadata)),
-                record.content_hash, record.ingested_at or _now())
-
-    def upsert_document(self, collection: str, record: DocumentRecord,
-                        chunks: Sequence[Chunk], embeddings: np.ndarray) -> None:
-        """One transaction: the document row (locked first, so concurrent writers of the
-        same document queue), its old chunks deleted, the new ones inserted."""
+    def chunk_counts(self, collection: str) -> dict[str, int]:
         coll = self._coll(collection)
-        vectors = self._checked(coll, record, chunks, embeddings)
-        check_chunks(chunks)
-        t = Q.chunk_table(coll.cid)
-        rows = self._chunk_rows(coll.cid, chunks, vectors)
-        insert = sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
-            t, sql.SQL(", ").join(map(sql.Identifier, Q.WRITE_COLUMNS)),
-            sql.SQL(", ").join(sql.Placeholder() * len(Q.WRITE_COLUMNS)))
-        with self._conn() as conn, conn.pipeline():
-            conn.execute(self._UPSERT_DOC, self._doc_row(coll.cid, record))
-            conn.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND doc_id = %s"
-                                 ).format(t), (coll.cid, record.doc_id))
-            if rows:
-                with conn.cursor() as cur:
-                    cur.executemany(insert, rows)
-            conn.execute("UPDATE collections SET data_version = data_version + 1 "
-                         "WHERE id = %s", (coll.cid,))
+        with self._conn() as conn:
+            rows = conn.execute(sql.SQL("SELECT doc_id, count(*) FROM {} GROUP BY doc_id")
+                                .format(Q.chunk_table(coll.cid))).fetchall()
+        return {r[0]: int(r[1]) for r in rows}
 
-    def upsert_documents(self, collection: str,
-                         items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]
-                         ) -> int:
-        """Bulk path: many documents in ONE transaction (all of them or none), chunks loaded
-        with binary COPY. Returns the number of chunks written."""
+    def document_chunks(self, collection: str, doc_id: str) -> list[StoredChunk]:
         coll = self._coll(collection)
-        ids = [record.doc_id for record, _, _ in items]
-        if len(set(ids)) != len(ids):
-            raise UsageError("upsert_documents: a doc_id appears twice in one batch")
-        checked = [(r, c, self._checked(coll, r, c, e)) for r, c, e in items]
-        if not checked:
-            return 0
-        all_chunks = [c for _, chunks, _ in checked for c in chunks]
-        check_chunks(all_chunks, metadata=False)  # chunk_rows checks the metadata it encodes
-        t = Q.chunk_table(coll.cid)
-        copy = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
-            t, sql.SQL(", ").join(map(sql.Identifier, Q.WRITE_COLUMNS)))
-        docs = pg_copy.documents_json([r for r, _, _ in checked], _now())
-        all_vectors = np.concatenate([vectors for _, _, vectors in checked])
-        step = min(_COPY_SLICE_MAX, max(_COPY_SLICE_MIN, -(-len(all_chunks) // 8)))
-        parts = [slice(a, a + step) for a in range(0, len(all_chunks), step)]
+        with self._conn() as conn:
+            rows = conn.execute(sql.SQL(
+                "SELECT {cols}, d.title FROM {t} c JOIN documents d ON d.collection_id = "
+                "c.collection_id AND d.doc_id = c.doc_id WHERE c.doc_id = %s "
+                "ORDER BY c.chunk_index").format(cols=COLUMNS, t=Q.chunk_table(coll.cid)),
+                (doc_id,)).fetchall()
+        return [StoredChunk(chunk_from_row(r), r[14]) for r in rows]
 
-        def encoded(part: slice) -> bytes:
-            chunks = all_chunks[part]
-            return (pg_copy.SIGNATURE + pg_copy.chunk_rows(coll.cid, chunks, all_vectors[part],
-                                                           self._lexical(chunks))
-                    + pg_copy.TRAILER)
-
-        # The encoder thread analyses and encodes slice k+1 while the server loads slice k
-        # (each slice its own COPY: a binary COPY only writes rows in lumps of 1000, so
-        # ending it is what makes the server start).
-        encoder = self._encoder()
-        pending = encoder.submit(encoded, parts[0]) if parts else None
-        try:
-            with self._conn() as conn:
-                with conn.cursor() as cur:
-                    cur.execute(self._UPSERT_DOCS, (coll.cid, docs))
-                    cur.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND "
-                                        "doc_id = ANY(%s::text[])").format(t), (coll.cid, ids))
-                    sent = 0
-                    while pending is not None:
-                        data = pending.result()
-                        sent += 1
-                        pending = encoder.submit(encoded, parts[sent]) \
-                            if sent < len(parts) else None
-                        with cur.copy(copy) as out:
-                            out.write(data)
-                    cur.execute("UPDATE collections SET data_version = data_version + 1 "
-                                "WHERE id = %s", (coll.cid,))
-        except (CancelledError, RuntimeError) as exc:  # the store was closed meanwhile
-            raise StoreError(f"store {self.url}: closed during a bulk write ({exc}); nothing "
-                             "of it was stored") from exc
-        finally:
-            if pending is not None:
-                pending.cancel()  # a slice already being encoded finishes, unused
-        return len(all_chunks)
-
-    def delete_document(self, collection: str, doc_id: str) -> bool:
+    def documents_from(self, collection: str, source_path: str) -> list[DocumentRecord]:
+        if not source_path:
+            return []
         cid = self._coll(collection).cid
         with self._conn() as conn:
-            cur = conn.execute("DELETE FROM documents WHERE collection_id = %s AND doc_id = %s",
-                               (cid, doc_id))  # its chunks go by ON DELETE CASCADE
-            found = cur.rowcount > 0
-            if found:
-                conn.execute("UPDATE collections SET data_version = data_version + 1 "
-                             "WHERE id = %s", (cid,))
-        return found
+            rows = conn.execute(self._DOC_SQL + " AND source_path = %s AND source_path <> '' "
+                                "ORDER BY doc_id", (cid, source_path)).fetchall()
+        return [self._record(r) for r in rows]
 
     # -- query cache -------------------------------------------------------------------------
+    # A value is stored under the data version its computation saw. The store cannot see the
+    # computation, only its ends: cache_get notes the version at a miss (per thread), and
+    # cache_put stores nothing when a write has landed since, as the value may predate it.
     def cache_get(self, collection: str, key: str, max_age: float, now: float) -> str | None:
         cid = self._coll(collection).cid
         with self._conn() as conn:
             row = conn.execute(
-                "SELECT q.value FROM query_cache q JOIN collections c ON c.id = q.collection_id "
-                "WHERE q.collection_id = %s AND q.key = %s AND q.data_version = c.data_version "
-                "AND q.created_at >= %s AND q.created_at <= %s",
-                (cid, key, now - max_age, now)).fetchone()
-        return row[0] if row else None
+                "SELECT c.data_version, q.value FROM collections c LEFT JOIN query_cache q "
+                "ON q.collection_id = c.id AND q.key = %s AND q.data_version = c.data_version "
+                "AND q.created_at >= %s AND q.created_at <= %s WHERE c.id = %s",
+                (key, now - max_age, now, cid)).fetchone()
+        if row is None:
+            return None
+        if row[1] is None:
+            self._miss_version.value = (collection, key, int(row[0]))
+        return row[1]
 
     def cache_put(self, collection: str, key: str, value: str, now: float) -> None:
         cid = self._coll(collection).cid
+        seen = getattr(self._miss_version, "value", None)
+        self._miss_version.value = None
         with self._conn() as conn:
             version = conn.execute("SELECT data_version FROM collections WHERE id = %s",
                                    (cid,)).fetchone()[0]
+            if seen is not None and seen[:2] == (collection, key) and seen[2] != version:
+                return
             conn.execute("DELETE FROM query_cache WHERE collection_id = %s AND "
                          "data_version < %s", (cid, version))
             conn.execute(
@@ -459,110 +362,47 @@ class PostgresStore:
             return int(conn.execute("SELECT data_version FROM collections WHERE id = %s",
                                     (cid,)).fetchone()[0])
 
-    # -- search ----------------------------------------------------------------------------
+    # -- reads (each one snapshot) ----------------------------------------------------------
+    @contextmanager
+    def snapshot(self, collection: str, *, parallel: bool = False) -> Iterator[PgSnapshot]:
+        """``collection`` as of one committed state, for as long as the block runs.
+        ``parallel``: two threads will read at once (the snapshot is exported, so that the
+        second gets a connection of its own in the same state)."""
+        coll = self._coll(collection)
+        with ExitStack() as stack:
+            conn = stack.enter_context(self._conn())
+            conn.execute(BEGIN_READ)
+            row = conn.execute("SELECT data_version"
+                               + (", pg_export_snapshot()" if parallel else ", NULL")
+                               + " FROM collections WHERE id = %s", (coll.cid,)).fetchone()
+            if row is None:
+                with self._lock:
+                    self._colls.pop(collection, None)
+                raise StoreError(f"store {self.url}: collection {collection!r} was dropped "
+                                 "by another process")
+            yield PgSnapshot(self, coll, conn, int(row[0]), row[1], stack)
+
     def vector_search(self, collection: str, query: np.ndarray, limit: int,
-                      filters: Filters = Filters(), *, ef_search: int | None = None,
+                      filters: Filters = NO_FILTERS, *, ef_search: int | None = None,
                       exact: bool | None = None) -> list[Hit]:
         """Top ``limit`` by cosine similarity. ``ef_search`` overrides the store's for this
         query; ``exact`` forces (True) or forbids (False) the exact path."""
-        coll = self._coll(collection)
-        dims = coll.info.embed_dims
-        q = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
-        if q.shape[0] != dims:
-            raise UsageError(f"query vector has {q.shape[0]} dims; collection "
-                             f"{collection!r} has {dims}")
-        if not np.isfinite(q).all():
-            raise UsageError("query vector contains NaN or infinity")
-        if limit <= 0:
-            return []
-        where, params = Q.filter_sql(filters)
-        params.update(q=q, k=int(limit), k_inner=int(limit) + 10)
-        dist = Q.distance_expr(coll.index, dims)
-        use_exact = (self.options.search == "exact" or coll.index.get("kind") == "none"
-                     if exact is None else exact)
-        with self._conn() as conn:
-            if not use_exact and filters and exact is None:
-                # Counting through the filter's GIN index: with a LIMIT, the planner tends
-                # to bet on a sequential scan finding rows early, which a selective filter
-                # defeats (the bet is what this count is about).
-                conn.execute("SELECT set_config('enable_seqscan', 'off', true)")
-                matching = conn.execute(Q.count_query(coll.cid, where),
-                                        {**params, "cap": self.options.exact_below + 1}
-                                        ).fetchone()[0]
-                use_exact = matching <= self.options.exact_below
-            rows: list[tuple[Any, ...]] = []
-            if not use_exact:
-                mode = self.options.iterative_scan if self._iterative else "off"
-                conn.execute(
-                    "SELECT set_config('enable_seqscan', 'on', true), "
-                    "set_config('hnsw.ef_search', %s, true)"
-                    + (", set_config('hnsw.iterative_scan', %s, true), "
-                       "set_config('hnsw.max_scan_tuples', %s, true)" if self._iterative else ""),
-                    [str(max(ef_search or self.options.ef_search, limit + 10))]
-                    + ([mode, str(self.options.max_scan_tuples)] if self._iterative else []))
-                rows = conn.execute(Q.vector_query(coll.cid, dist, where, exact=False,
-                                                   relaxed=mode == "relaxed_order"),
-                                    params).fetchall()
-            if use_exact or (len(rows) < limit and exact is None):
-                rows = conn.execute(Q.vector_query(coll.cid, dist, where, exact=True,
-                                                   relaxed=False), params).fetchall()
-        return [Hit(r[0], int(r[1]), 1.0 - float(r[2])) for r in rows]
+        with self.snapshot(collection) as snap:
+            return snap.vector_search(query, limit, filters, ef_search=ef_search, exact=exact)
 
     def lexical_search(self, collection: str, terms: Sequence[str], limit: int,
-                       filters: Filters = Filters()) -> list[Hit]:
-        query = tsquery(terms)
-        if query is None or limit <= 0:
-            return []
-        coll = self._coll(collection)
-        where, params = Q.filter_sql(filters)
-        params.update(query=query, k=int(limit))
-        with self._conn() as conn:
-            rows = conn.execute(Q.lexical_query(coll.cid, where, self.options.lexical_rank),
-                                params).fetchall()
-        return rank_hits([Hit(r[0], int(r[1]), float(r[2])) for r in rows], limit)
+                       filters: Filters = NO_FILTERS) -> list[Hit]:
+        with self.snapshot(collection) as snap:
+            return snap.lexical_search(terms, limit, filters)
 
     def find_sections(self, collection: str, section_ids: Sequence[str], limit: int,
-                      filters: Filters = Filters()) -> list[Key]:
-        wanted = [s.replace("\x00", " ") for s in dict.fromkeys(section_ids)]
-        if not wanted or limit <= 0:
-            return []
-        coll = self._coll(collection)
-        where, params = Q.filter_sql(filters)
-        params.update(sections=wanted, k=int(limit))
-        with self._conn() as conn:
-            rows = conn.execute(sql.SQL(
-                "SELECT c.doc_id, c.chunk_index FROM {} c WHERE c.section_id = "
-                "ANY(%(sections)s::text[]){} ORDER BY c.doc_id, c.chunk_index LIMIT %(k)s"
-            ).format(Q.chunk_table(coll.cid), where), params).fetchall()
-        return [(r[0], int(r[1])) for r in rows]
-
-    # -- reading ---------------------------------------------------------------------------
-    @staticmethod
-    def _chunk(row: Sequence[Any]) -> Chunk:
-        return Chunk(doc_id=row[0], chunk_index=int(row[1]), chunk_id=row[2], section_id=row[3],
-                     parent_id=row[4], kind=row[5], context=row[6], text=row[7],
-                     tags=tuple(row[8]), metadata=row[9], tokens=int(row[10]),
-                     start_offset=row[11], end_offset=row[12], page=row[13])
-
-    _COLUMNS = sql.SQL(", ").join(sql.Identifier("c", n) for n in Q.CHUNK_COLUMNS)
+                      filters: Filters = NO_FILTERS) -> list[Key]:
+        with self.snapshot(collection) as snap:
+            return snap.find_sections(section_ids, limit, filters)
 
     def get_chunks(self, collection: str, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
-        keys = list(dict.fromkeys(keys))
-        if not keys:
-            return {}
-        coll = self._coll(collection)
-        with self._conn() as conn:
-            rows = conn.execute(sql.SQL(
-                "SELECT {cols}, d.title FROM unnest(%s::text[], %s::int[]) AS k(doc_id, idx) "
-                "JOIN {t} c ON c.doc_id = k.doc_id COLLATE \"C\" AND c.chunk_index = k.idx "
-                "JOIN documents d ON d.collection_id = c.collection_id AND d.doc_id = c.doc_id"
-            ).format(cols=self._COLUMNS, t=Q.chunk_table(coll.cid)),
-                ([k[0] for k in keys], [int(k[1]) for k in keys])).fetchall()
-        out: dict[Key, StoredChunk] = {}
-        for row in rows:
-            chunk = self._chunk(row)
-            out[chunk.key] = StoredChunk(chunk, row[14])
-        return out
+        with self.snapshot(collection) as snap:
+            return snap.get_chunks(keys)
 
     def iter_chunks(self, collection: str) -> Iterator[tuple[Chunk, np.ndarray]]:
         """Streams (a server-side cursor in one snapshot), ordered by (doc_id, chunk_index)."""
@@ -572,9 +412,9 @@ class PostgresStore:
                 cur.itersize = 500
                 cur.execute(sql.SQL("SELECT {cols}, c.embedding FROM {t} c "
                                     "ORDER BY c.doc_id, c.chunk_index").format(
-                    cols=self._COLUMNS, t=Q.chunk_table(coll.cid)))
+                    cols=COLUMNS, t=Q.chunk_table(coll.cid)))
                 for row in cur:
-                    yield self._chunk(row), row[14].to_numpy()
+                    yield chunk_from_row(row), row[14].to_numpy()
 
     def stats(self, collection: str) -> dict[str, Any]:
         coll = self._coll(collection)

@@ -3,116 +3,127 @@
 Lexical search: each chunk's analysed terms are stored with it and scored by
 BM25 in memory (:class:`LexicalIndex`; Snowball stems, stop words removed,
 k1 1.2 and b 0.75, the classic defaults). Vector search: float32 blobs,
-searched exactly in memory by :class:`VectorCache`. Both caches load on first use and follow this process's
-writes by deltas. A document is written in one ``BEGIN IMMEDIATE``
-transaction: all its chunks or none.
+searched exactly in memory by :class:`VectorCache`. Both caches load on first use and
+follow this process's writes by deltas. Writes (:mod:`~ragd.stores.sqlite_write`): a
+document in one ``BEGIN IMMEDIATE`` transaction, all its chunks or none.
+
+Reads go through :meth:`SQLiteStore.snapshot` (:mod:`ragd.stores.sqlite_read`): a read
+transaction on a connection of its own, so one search sees one committed state while
+writers go on. A store file this process cannot write is opened read-only (``mode=ro``;
+``immutable=1`` when its WAL files cannot be created either): searches work, writes raise
+:class:`~ragd.stores.base.ReadOnlyStoreError`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
+from urllib.parse import quote
 
 import numpy as np
 
-from ..analysis import pack_terms, query_analyze, term_hash
 from ..errors import (EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError,
                       VectorDBUnavailableError)
 from ..ids import canonical_json
-from ..types import Chunk, Filters, search_text
-from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk, checked_embeddings
-from .lexical_index import DEFAULT_B, DEFAULT_K1, LexicalDelta, LexicalIndex
-from .vector_cache import Delta, VectorCache
+from ..types import Chunk, Filters
+from .base import CollectionInfo, DocumentRecord, Hit, Key, ReadOnlyStoreError, StoredChunk
+from .lexical_index import LexicalIndex, LexicalView
+from .sqlite_read import NO_FILTERS, SQLiteSnapshot, lexical_view, vector_view
+from .sqlite_sql import CHUNK_COLUMNS, check_schema, chunk_from_row, migrate
+from .sqlite_write import SQLiteWrites
+from .vector_cache import VectorCache, VectorView
 
-SCHEMA_VERSION = 3
 log = logging.getLogger("ragd.store")
-_CHUNK_COLUMNS = ("c.doc_id, c.chunk_index, c.chunk_id, c.section_id, c.parent_id, c.kind, "
-                  "c.context, c.text, c.tags, c.metadata, c.tokens, c.start_offset, "
-                  "c.end_offset, c.page")
+_IDLE_READERS = 8  # read connections kept open between snapshots
+
+
+def _read_only_reason(path: Path) -> str:
+    """Why this process cannot write the store at ``path`` (empty when it can): an existing
+    file or its directory (where SQLite keeps the WAL files) without write permission."""
+    if not path.exists():
+        return ""
+    if not os.access(path, os.W_OK):
+        return "the file is not writable"
+    if not os.access(path.parent, os.W_OK):
+        return "its directory is not writable"
+    return ""
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _json_filter_value(value: Any) -> tuple[str, Any]:
-    """(json_each type, json_each value) that a top-level metadata value has in SQLite."""
-    if value is None:
-        return "null", None
-    if value is True:
-        return "true", 1
-    if value is False:
-        return "false", 0
-    if isinstance(value, int):
-        return "integer", value
-    if isinstance(value, float):
-        return ("integer", int(value)) if value.is_integer() else ("real", value)
-    if isinstance(value, str):
-        return "text", value
-    if isinstance(value, (list, tuple)):
-        return "array", json.dumps(list(value), separators=(",", ":"), ensure_ascii=False)
-    if isinstance(value, dict):
-        return "object", json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    raise UsageError(f"metadata filter value {value!r} is not a JSON value")
-
-
-def _filter_sql(filters: Filters, alias: str = "c") -> tuple[str, list[Any]]:
-    """SQL conditions (joined by AND) and parameters for ``filters``; values are parameters only."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if filters.tags_any:
-        marks = ",".join("?" * len(filters.tags_any))
-        clauses.append(f"EXISTS (SELECT 1 FROM chunk_tags t WHERE t.chunk_rowid = {alias}.id "
-                       f"AND t.tag IN ({marks}))")
-        params.extend(filters.tags_any)
-    if filters.tags_all:
-        wanted = sorted(set(filters.tags_all))
-        marks = ",".join("?" * len(wanted))
-        clauses.append(f"(SELECT count(*) FROM chunk_tags t WHERE t.chunk_rowid = {alias}.id "
-                       f"AND t.tag IN ({marks})) = ?")
-        params.extend(wanted)
-        params.append(len(wanted))
-    for key in sorted(filters.metadata):
-        kind, value = _json_filter_value(filters.metadata[key])
-        test = "j.value IS NULL" if kind == "null" else "j.value = ?"
-        clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.metadata) j "
-                       f"WHERE j.key = ? AND j.type = ? AND {test})")
-        params.extend([key, kind] if kind == "null" else [key, kind, value])
-    return " AND ".join(clauses), params
-
-
-class SQLiteStore:
+class SQLiteStore(SQLiteWrites):
     """A ragd store in one SQLite file. Thread-safe through one lock per store."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.url = str(self.path)
+        self.read_only = ""  # why the store is read-only; empty when it is writable
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(str(self.path), isolation_level=None,
-                                         check_same_thread=False, timeout=30.0)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute("PRAGMA foreign_keys=ON")
-            self._conn.execute("PRAGMA busy_timeout=30000")
-            self._migrate()
+            self.read_only = _read_only_reason(self.path)
+            if not self.read_only:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._uri = self._open_uri()
+            self._conn = self._connect()
+            if not self.read_only:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                migrate(self._conn, self.path)
+            else:
+                check_schema(self._conn, self.path)
         except (sqlite3.DatabaseError, OSError) as exc:
             log.error("cannot open store %s: %s", self.path, exc)
             raise VectorDBUnavailableError(f"cannot open store {self.path}: {exc}") from exc
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()        # the write connection
+        self._cache_lock = threading.Lock()   # the in-memory indexes
+        self._pool_lock = threading.Lock()    # idle read connections
+        self._idle: list[sqlite3.Connection] = []
+        self._closed = False
         self._caches: dict[int, VectorCache] = {}
         self._lexical: dict[int, LexicalIndex] = {}
+        self._miss_version = threading.local()
+
+    def _open_uri(self) -> str:
+        """The URI to open: read-write; or ``mode=ro``, plus ``immutable=1`` when the WAL
+        files cannot be created (nobody can write the store then)."""
+        base = "file:" + quote(str(self.path.resolve() if self.read_only else self.path))
+        if not self.read_only:
+            return base
+        try:
+            probe = sqlite3.connect(base + "?mode=ro", uri=True, isolation_level=None)
+            try:
+                probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return base + "?mode=ro"
+            finally:
+                probe.close()
+        except sqlite3.OperationalError:
+            return base + "?mode=ro&immutable=1"
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self._uri, uri=True, isolation_level=None,
+                               check_same_thread=False, timeout=30.0)
+        if not self.read_only:
+            conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA busy_timeout=30000")
+        return conn
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise ReadOnlyStoreError(f"store {self.url} is read-only ({self.read_only}): "
+                                     "cannot write to it; searches still work")
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
         """BEGIN IMMEDIATE ... COMMIT; any failure rolls everything back."""
+        self._writable()
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -124,70 +135,91 @@ class SQLiteStore:
             raise
         self._conn.execute("COMMIT")
 
-    # -- schema ---------------------------------------------------------------------
-    def _migrate(self) -> None:
-        """Create the schema, or bring an older store up to this version."""
-        tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master")}
-        row = (self._conn.execute("SELECT value FROM ragd_meta WHERE key = 'schema_version'")
-               .fetchone() if "ragd_meta" in tables else None)
-        version = int(row[0]) if row else 0
-        if version > SCHEMA_VERSION:
-            raise StoreError(f"store {self.path} has schema version {version}; this ragd "
-                             f"supports up to {SCHEMA_VERSION}: upgrade ragd")
-        if version == SCHEMA_VERSION:
-            return
-        self._conn.execute("BEGIN IMMEDIATE")
+    # -- snapshots -------------------------------------------------------------------
+    def _reader(self) -> sqlite3.Connection:
+        with self._pool_lock:
+            if self._closed:
+                raise StoreError(f"store {self.url} is closed")
+            if self._idle:
+                return self._idle.pop()
         try:
-            if version == 0:
-                sql = (resources.files("ragd.stores") / "schema_sqlite.sql").read_text("utf-8")
-                for statement in sql.split(";"):
-                    if statement.strip():
-                        self._conn.execute(statement)
-            if version == 1:
-                self._migrate_1_to_2(tables)
-            if 1 <= version <= 2:
-                self._migrate_2_to_3()
-            self._conn.execute("INSERT OR REPLACE INTO ragd_meta VALUES ('schema_version', ?)",
-                               (str(SCHEMA_VERSION),))
-            self._conn.execute("COMMIT")
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
+            return self._connect()
+        except sqlite3.Error as exc:
+            raise VectorDBUnavailableError(f"cannot open store {self.path}: {exc}") from exc
 
-    def _migrate_1_to_2(self, tables: set[str]) -> None:
-        """v2 replaces the FTS5 tables by per-chunk analysed terms (in-memory BM25)."""
-        self._conn.execute("ALTER TABLE chunks ADD COLUMN terms BLOB NOT NULL DEFAULT x''")
-        self._conn.execute("CREATE INDEX IF NOT EXISTS chunks_by_section ON chunks "
-                           "(collection_id, section_id)")
-        for name in sorted(t for t in tables if t.startswith("fts_") and "_" not in t[4:]):
-            self._conn.execute(f'DROP TABLE IF EXISTS "{name}"')
-        rows = self._conn.execute("SELECT id, context, text FROM chunks").fetchall()
-        self._conn.executemany(
-            "UPDATE chunks SET terms = ? WHERE id = ?",
-            [(pack_terms(search_text(ctx, text)), rowid)
-             for rowid, ctx, text in rows])
+    def _release(self, conn: sqlite3.Connection) -> None:
+        with self._pool_lock:
+            if not self._closed and len(self._idle) < _IDLE_READERS:
+                self._idle.append(conn)
+                return
+        conn.close()
 
-    def _migrate_2_to_3(self) -> None:
-        """v3 adds the query cache table."""
-        sql = (resources.files("ragd.stores") / "schema_sqlite.sql").read_text("utf-8")
-        create = sql[sql.index("CREATE TABLE IF NOT EXISTS query_cache"):]
-        self._conn.execute(create.split(";")[0])
+    @contextmanager
+    def snapshot(self, collection: str, *, parallel: bool = False
+                 ) -> Iterator[SQLiteSnapshot]:
+        """``collection`` as of one committed state, for as long as the block runs (two
+        threads may use it at once whatever ``parallel`` says: scoring runs outside SQL)."""
+        conn = self._reader()
+        try:
+            conn.execute("BEGIN")
+            row = conn.execute(
+                "SELECT id, name, embed_model, embed_dims, config, created_at, data_version "
+                "FROM collections WHERE name = ?", (collection,)).fetchone()
+            if row is None:
+                self._collection_row(collection)  # raises UnknownCollectionError
+            yield SQLiteSnapshot(self, conn, int(row[0]), self._info(row), int(row[6]))
+        except sqlite3.Error as exc:
+            raise StoreError(f"store {self.url}: {exc}") from exc
+        finally:
+            try:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+                self._release(conn)
+            except sqlite3.Error:
+                conn.close()
+
+    def _vector_view(self, cid: int, dims: int, version: int, rows: Any) -> VectorView:
+        with self._cache_lock:
+            cache = self._caches.get(cid)
+            if cache is None:
+                cache = self._caches[cid] = VectorCache(dims)
+            return vector_view(cache, cid, dims, version, rows)
+
+    def _lexical_view(self, cid: int, version: int, rows: Any) -> LexicalView:
+        with self._cache_lock:
+            index = self._lexical.get(cid)
+            if index is None:
+                index = self._lexical[cid] = LexicalIndex()
+            return lexical_view(index, cid, version, rows)
 
     # -- query cache -----------------------------------------------------------------
+    # A value is stored under the data version its computation saw. The store cannot see the
+    # computation, only its ends: cache_get notes the version at a miss (per thread), and
+    # cache_put stores nothing when a write has landed since, as the value may predate it.
     def cache_get(self, collection: str, key: str, max_age: float, now: float) -> str | None:
         with self._lock:
             row = self._conn.execute(
-                "SELECT q.value FROM query_cache q JOIN collections c ON c.id = q.collection_id "
-                "WHERE c.name = ? AND q.key = ? AND q.data_version = c.data_version "
-                "AND q.created_at >= ? AND q.created_at <= ?",
-                (collection, key, now - max_age, now)).fetchone()
-        return row[0] if row else None
+                "SELECT c.data_version, q.value FROM collections c LEFT JOIN query_cache q "
+                "ON q.collection_id = c.id AND q.key = ? AND q.data_version = c.data_version "
+                "AND q.created_at >= ? AND q.created_at <= ? WHERE c.name = ?",
+                (key, now - max_age, now, collection)).fetchone()
+        if row is None:
+            return None
+        if row[1] is None:
+            self._miss_version.value = (collection, key, int(row[0]))
+        return row[1]
 
     def cache_put(self, collection: str, key: str, value: str, now: float) -> None:
+        if self.read_only:
+            return  # a cache is an optimisation: a read-only store goes without
+        seen = getattr(self._miss_version, "value", None)
+        self._miss_version.value = None
         with self._lock:
             cid = self._cid(collection)
             with self._transaction():
                 version = self._data_version(cid)
+                if seen is not None and seen[:2] == (collection, key) and seen[2] != version:
+                    return
                 self._conn.execute("DELETE FROM query_cache WHERE collection_id = ? AND "
                                    "data_version < ?", (cid, version))
                 self._conn.execute(
@@ -254,18 +286,19 @@ class SQLiteStore:
                 self._conn.execute("DELETE FROM chunks WHERE collection_id = ?", (cid,))
                 self._conn.execute("DELETE FROM documents WHERE collection_id = ?", (cid,))
                 self._conn.execute("DELETE FROM collections WHERE id = ?", (cid,))
-            self._caches.pop(cid, None)
-            self._lexical.pop(cid, None)
+            with self._cache_lock:
+                self._caches.pop(cid, None)
+                self._lexical.pop(cid, None)
 
     # -- documents -------------------------------------------------------------------
     @staticmethod
     def _record(row: tuple) -> DocumentRecord:
         return DocumentRecord(doc_id=row[0], title=row[1], source=row[2],
                               metadata=json.loads(row[3]), content_hash=row[4],
-                              version=int(row[5]), ingested_at=row[6])
+                              version=int(row[5]), ingested_at=row[6], source_path=row[7])
 
-    _DOC_SQL = ("SELECT doc_id, title, source, metadata, content_hash, version, ingested_at "
-                "FROM documents WHERE collection_id = ?")
+    _DOC_SQL = ("SELECT doc_id, title, source, metadata, content_hash, version, ingested_at, "
+                "source_path FROM documents WHERE collection_id = ?")
 
     def get_document(self, collection: str, doc_id: str) -> DocumentRecord | None:
         with self._lock:
@@ -279,234 +312,65 @@ class SQLiteStore:
                                       (self._cid(collection),)).fetchall()
         return [self._record(r) for r in rows]
 
-    def upsert_document(self, collection: str, record: DocumentRecord,
-                        chunks: Sequence[Chunk], embeddings: np.ndarray) -> None:
-        self.upsert_documents(collection, [(record, chunks, embeddings)])
+    def chunk_counts(self, collection: str) -> dict[str, int]:
+        with self.snapshot(collection) as snap:
+            rows = snap.iter_rows("SELECT doc_id, count(*) FROM chunks WHERE collection_id = ? "
+                                  "GROUP BY doc_id", (snap._cid,))
+        return {r[0]: int(r[1]) for r in rows}
 
-    def upsert_documents(self, collection: str,
-                         items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]
-                         ) -> int:
-        """Many documents in ONE transaction (all of them or none); every check runs before
-        anything is written. Returns the number of chunks written."""
-        ids = [record.doc_id for record, _, _ in items]
-        if len(set(ids)) != len(ids):
-            raise UsageError("upsert_documents: a doc_id appears twice in one batch")
+    def document_chunks(self, collection: str, doc_id: str) -> list[StoredChunk]:
+        with self.snapshot(collection) as snap:
+            rows = snap.iter_rows(
+                f"SELECT {CHUNK_COLUMNS}, d.title FROM chunks c JOIN documents d ON "
+                "d.collection_id = c.collection_id AND d.doc_id = c.doc_id "
+                "WHERE c.collection_id = ? AND c.doc_id = ? ORDER BY c.chunk_index",
+                (snap._cid, doc_id))
+        return [StoredChunk(chunk_from_row(r), r[14]) for r in rows]
+
+    def documents_from(self, collection: str, source_path: str) -> list[DocumentRecord]:
+        if not source_path:
+            return []
         with self._lock:
-            cid, dims = self._cid(collection), self.get_collection(collection).embed_dims
-            checked = [(record, chunks, checked_embeddings(record, chunks, embeddings, dims))
-                       for record, chunks, embeddings in items]
-            prepared = [(record, chunks, vectors, [pack_terms(c.search_text) for c in chunks])
-                        for record, chunks, vectors in checked]
-            deltas = []
-            with self._transaction():
-                for record, chunks, vectors, terms in prepared:
-                    version, removed, added = self._write(cid, record, chunks, vectors, terms)
-                    keys = [c.key for c in chunks]
-                    deltas.append((Delta(version, removed, added, keys, vectors),
-                                   LexicalDelta(version, removed, added, keys, terms)))
-            for delta, lexical in deltas:  # only once committed
-                self._record_delta(cid, delta, lexical)
-        return sum(len(chunks) for _, chunks, _, _ in prepared)
+            rows = self._conn.execute(self._DOC_SQL + " AND source_path = ? ORDER BY doc_id",
+                                      (self._cid(collection), source_path)).fetchall()
+        return [self._record(r) for r in rows]
 
-    def _write(self, cid: int, record: DocumentRecord, chunks: Sequence[Chunk],
-               vectors: np.ndarray, terms: Sequence[bytes]
-               ) -> tuple[int, np.ndarray, np.ndarray]:
-        """Inside a transaction: replace one document's rows. Returns (data version,
-        rowids removed, rowids added)."""
-        conn = self._conn
-        removed = self._delete_rows(cid, record.doc_id)
-        old = conn.execute("SELECT version FROM documents WHERE collection_id = ? AND "
-                           "doc_id = ?", (cid, record.doc_id)).fetchone()
-        conn.execute(
-            "INSERT INTO documents (collection_id, doc_id, title, source, metadata, "
-            "content_hash, version, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (collection_id, doc_id) DO UPDATE SET title = excluded.title, "
-            "source = excluded.source, metadata = excluded.metadata, "
-            "content_hash = excluded.content_hash, version = excluded.version, "
-            "ingested_at = excluded.ingested_at",
-            (cid, record.doc_id, record.title, record.source,
-             canonical_json(dict(record.metadata)), record.content_hash,
-             (int(old[0]) + 1) if old else 1, record.ingested_at or _now()))
-        added: list[int] = []
-        for chunk, vector, packed in zip(chunks, vectors, terms):
-            cur = conn.execute(
-                "INSERT INTO chunks (collection_id, doc_id, chunk_index, chunk_id, "
-                "section_id, parent_id, kind, context, text, tags, metadata, tokens, "
-                "start_offset, end_offset, page, embedding, terms) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (cid, chunk.doc_id, chunk.chunk_index, chunk.chunk_id, chunk.section_id,
-                 chunk.parent_id, chunk.kind, chunk.context, chunk.text,
-                 canonical_json(list(chunk.tags)), canonical_json(dict(chunk.metadata)),
-                 chunk.tokens, chunk.start_offset, chunk.end_offset, chunk.page,
-                 vector.tobytes(), packed))
-            rowid = int(cur.lastrowid)
-            added.append(rowid)
-            conn.executemany(
-                "INSERT OR IGNORE INTO chunk_tags (chunk_rowid, collection_id, tag) "
-                "VALUES (?, ?, ?)", [(rowid, cid, t) for t in chunk.tags])
-        return self._bump(cid), removed, np.array(added, dtype=np.int64)
-
-    def _delete_rows(self, cid: int, doc_id: str) -> np.ndarray:
-        """Inside a transaction: remove a document's chunks; returns their rowids."""
-        rows = self._conn.execute("SELECT id FROM chunks WHERE collection_id = ? AND doc_id = ?",
-                                  (cid, doc_id)).fetchall()
-        self._conn.execute("DELETE FROM chunks WHERE collection_id = ? AND doc_id = ?",
-                           (cid, doc_id))
-        return np.array([r[0] for r in rows], dtype=np.int64)
-
-    def _bump(self, cid: int) -> int:
-        self._conn.execute("UPDATE collections SET data_version = data_version + 1 WHERE id = ?",
-                           (cid,))
-        return int(self._conn.execute("SELECT data_version FROM collections WHERE id = ?",
-                                      (cid,)).fetchone()[0])
-
-    def _record_delta(self, cid: int, delta: Delta, lexical: LexicalDelta) -> None:
-        if cid in self._caches:
-            self._caches[cid].record(delta)
-        if cid in self._lexical:
-            self._lexical[cid].record(lexical)
-
-    def delete_document(self, collection: str, doc_id: str) -> bool:
-        with self._lock:
-            cid = self._cid(collection)
-            with self._transaction():
-                removed = self._delete_rows(cid, doc_id)
-                cur = self._conn.execute(
-                    "DELETE FROM documents WHERE collection_id = ? AND doc_id = ?", (cid, doc_id))
-                found = cur.rowcount > 0
-                version = self._bump(cid) if found else None
-            if version is not None:
-                none = np.zeros(0, np.int64)
-                dims = self.get_collection(collection).embed_dims
-                self._record_delta(cid, Delta(version, removed, none, [],
-                                              np.zeros((0, dims), np.float32)),
-                                   LexicalDelta(version, removed, none, [], []))
-            return found
-
-    # -- search ----------------------------------------------------------------------
+    # -- reads (each one snapshot) --------------------------------------------------
     def _data_version(self, cid: int) -> int:
         return int(self._conn.execute("SELECT data_version FROM collections WHERE id = ?",
                                       (cid,)).fetchone()[0])
 
-    def _cache(self, cid: int, dims: int) -> VectorCache:
-        cache = self._caches.get(cid)
-        if cache is None:
-            cache = self._caches[cid] = VectorCache(dims)
-        version = self._data_version(cid)
-        if not cache.sync(version):
-            rows = self._conn.execute(
-                "SELECT id, doc_id, chunk_index, embedding FROM chunks WHERE collection_id = ? "
-                "ORDER BY id", (cid,)).fetchall()
-            matrix = (np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32)
-                      .reshape(len(rows), dims).copy())
-            cache.load(version, np.array([r[0] for r in rows], dtype=np.int64),
-                       [(r[1], int(r[2])) for r in rows], matrix)
-        return cache
+    def data_version(self, collection: str) -> int:
+        """A counter bumped by every committed write to the collection."""
+        with self.snapshot(collection) as snap:
+            return snap.data_version
 
     def vector_search(self, collection: str, query: np.ndarray, limit: int,
-                      filters: Filters = Filters()) -> list[Hit]:
-        with self._lock:
-            info = self.get_collection(collection)
-            cid = self._cid(collection)
-            query = np.asarray(query, dtype=np.float32).reshape(-1)
-            if query.shape[0] != info.embed_dims:
-                raise UsageError(f"query vector has {query.shape[0]} dims; collection "
-                                 f"{collection!r} has {info.embed_dims}")
-            view = self._cache(cid, info.embed_dims).view()
-            allowed = self._allowed(cid, filters)
-        # The product over the whole matrix runs outside the lock (numpy releases the
-        # GIL), so a hybrid search's lexical half can run beside it.
-        return [Hit(k[0], k[1], s) for k, s in view.top(query, limit, allowed)]
-
-    def _lexical_index(self, cid: int) -> LexicalIndex:
-        index = self._lexical.get(cid)
-        if index is None:
-            index = self._lexical[cid] = LexicalIndex()
-        if not index.sync(self._data_version(cid)):
-            rows = self._conn.execute(
-                "SELECT id, doc_id, chunk_index, terms FROM chunks WHERE collection_id = ? "
-                "ORDER BY id", (cid,)).fetchall()
-            index.load(self._data_version(cid), np.array([r[0] for r in rows], dtype=np.int64),
-                       [(r[1], int(r[2])) for r in rows], [r[3] for r in rows])
-        return index
-
-    def _allowed(self, cid: int, filters: Filters) -> np.ndarray | None:
-        """Rowids that pass ``filters`` (None when there are none)."""
-        if not filters:
-            return None
-        where, params = _filter_sql(filters)
-        return np.array([r[0] for r in self._conn.execute(
-            f"SELECT c.id FROM chunks c WHERE c.collection_id = ? AND {where}",
-            [cid, *params])], dtype=np.int64)
+                      filters: Filters = NO_FILTERS) -> list[Hit]:
+        with self.snapshot(collection) as snap:
+            return snap.vector_search(query, limit, filters)
 
     def lexical_search(self, collection: str, terms: Sequence[str], limit: int,
-                       filters: Filters = Filters()) -> list[Hit]:
-        hashes = [term_hash(t) for t in query_analyze(terms)]
-        if not hashes or limit <= 0:
-            return []
-        with self._lock:
-            info = self.get_collection(collection)
-            cid = self._cid(collection)
-            k1 = float(info.config.get("bm25_k1", DEFAULT_K1))
-            b = float(info.config.get("bm25_b", DEFAULT_B))
-            index = self._lexical_index(cid)
-            top = index.top(hashes, limit, self._allowed(cid, filters), k1, b)
-        return [Hit(k[0], k[1], s) for k, s in top]
+                       filters: Filters = NO_FILTERS) -> list[Hit]:
+        with self.snapshot(collection) as snap:
+            return snap.lexical_search(terms, limit, filters)
 
     def find_sections(self, collection: str, section_ids: Sequence[str], limit: int,
-                      filters: Filters = Filters()) -> list[Key]:
-        wanted = list(dict.fromkeys(section_ids))
-        if not wanted or limit <= 0:
-            return []
-        with self._lock:
-            cid = self._cid(collection)
-            where, params = _filter_sql(filters)
-            rows = self._conn.execute(
-                f"SELECT c.doc_id, c.chunk_index FROM chunks c WHERE c.collection_id = ? "
-                f"AND c.section_id IN ({','.join('?' * len(wanted))}) "
-                + (f"AND {where} " if where else "")
-                + "ORDER BY c.doc_id, c.chunk_index LIMIT ?",
-                [cid, *wanted, *params, limit]).fetchall()
-        return [(r[0], int(r[1])) for r in rows]
-
-    # -- reading -----------------------------------------------------------------------
-    @staticmethod
-    def _chunk(row: Sequence[Any]) -> Chunk:
-        return Chunk(doc_id=row[0], chunk_index=int(row[1]), chunk_id=row[2], section_id=row[3],
-                     parent_id=row[4], kind=row[5], context=row[6], text=row[7],
-                     tags=tuple(json.loads(row[8])) if row[8] != "[]" else (),
-                     metadata=json.loads(row[9]) if row[9] != "{}" else {},
-                     tokens=int(row[10]), start_offset=row[11], end_offset=row[12], page=row[13])
+                      filters: Filters = NO_FILTERS) -> list[Key]:
+        with self.snapshot(collection) as snap:
+            return snap.find_sections(section_ids, limit, filters)
 
     def get_chunks(self, collection: str, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
-        out: dict[Key, StoredChunk] = {}
-        with self._lock:
-            cid = self._cid(collection)
-            ordered = sorted(set(keys))
-            for start in range(0, len(ordered), 400):
-                part = ordered[start:start + 400]
-                # The exact keys as a VALUES table joined on the unique (collection, doc_id,
-                # chunk_index) index: one probe per key (two IN lists probed their product).
-                rows = self._conn.execute(
-                    f"WITH k(doc_id, chunk_index) AS (VALUES {','.join(['(?, ?)'] * len(part))}) "
-                    f"SELECT {_CHUNK_COLUMNS}, d.title FROM k "
-                    "JOIN chunks c ON c.collection_id = ? AND c.doc_id = k.doc_id "
-                    "AND c.chunk_index = k.chunk_index "
-                    "JOIN documents d ON d.collection_id = c.collection_id AND d.doc_id = c.doc_id",
-                    [*(v for key in part for v in key), cid]).fetchall()
-                for row in rows:
-                    chunk = self._chunk(row)
-                    out[chunk.key] = StoredChunk(chunk, row[14])
-        return out
+        with self.snapshot(collection) as snap:
+            return snap.get_chunks(keys)
 
     def iter_chunks(self, collection: str) -> Iterator[tuple[Chunk, np.ndarray]]:
-        with self._lock:
-            cid = self._cid(collection)
-            rows = self._conn.execute(
-                f"SELECT {_CHUNK_COLUMNS}, c.embedding FROM chunks c WHERE c.collection_id = ? "
-                "ORDER BY c.doc_id, c.chunk_index", (cid,)).fetchall()
+        with self.snapshot(collection) as snap:
+            rows = snap.iter_rows(
+                f"SELECT {CHUNK_COLUMNS}, c.embedding FROM chunks c WHERE c.collection_id = ? "
+                "ORDER BY c.doc_id, c.chunk_index", (snap._cid,))
         for row in rows:
-            yield self._chunk(row), np.frombuffer(row[14], dtype=np.float32)
+            yield chunk_from_row(row), np.frombuffer(row[14], dtype=np.float32)
 
     def stats(self, collection: str) -> dict[str, Any]:
         with self._lock:
@@ -525,7 +389,13 @@ class SQLiteStore:
                 "bytes": size, "created_at": info.created_at}
 
     def close(self) -> None:
+        with self._pool_lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
         with self._lock:
             self._conn.close()
+        with self._cache_lock:
             self._caches.clear()
             self._lexical.clear()

@@ -14,6 +14,10 @@ import numpy as np
 
 from .topk import top_rows
 
+RECENT_VIEWS = 4
+"""Views of the last few versions kept, for a reader whose snapshot is a little older than
+the cache (another reader moved it on meanwhile)."""
+
 
 @dataclass
 class Delta:
@@ -37,14 +41,25 @@ class VectorCache:
     matrix: np.ndarray | None = None
     pending: list[Delta] = field(default_factory=list)
 
+    recent: dict[int, "VectorView"] = field(default_factory=dict, repr=False)
+
     def __post_init__(self) -> None:
         if self.matrix is None:
             self.matrix = np.zeros((0, self.dims), dtype=np.float32)
 
     def load(self, version: int, rowids: np.ndarray, keys: list[tuple[str, int]],
              matrix: np.ndarray) -> None:
-        self.version, self.rowids, self.keys, self.matrix = version, rowids, keys, matrix
+        self.recent.clear()
+        self._set(version, rowids, keys, matrix)
         self.pending.clear()
+
+    def _set(self, version: int, rowids: np.ndarray, keys: list[tuple[str, int]],
+             matrix: np.ndarray) -> None:
+        self.version, self.rowids, self.keys, self.matrix = version, rowids, keys, matrix
+        if version >= 0:
+            self.recent[version] = self.view()
+            for old in sorted(self.recent)[:-RECENT_VIEWS]:
+                del self.recent[old]
 
     def record(self, delta: Delta) -> None:
         """Remember a committed write; applied at the next :meth:`sync`.
@@ -61,9 +76,9 @@ class VectorCache:
     def sync(self, db_version: int) -> bool:
         """Bring the cache to ``db_version`` from pending deltas; False if it cannot."""
         if self.version == db_version:
-            self.pending.clear()
+            self.pending = [d for d in self.pending if d.version > db_version]
             return True
-        chain = [d for d in self.pending if d.version > self.version]
+        chain = [d for d in self.pending if self.version < d.version <= db_version]
         chain.sort(key=lambda d: d.version)
         expected = list(range(self.version + 1, db_version + 1))
         if self.version < 0 or [d.version for d in chain] != expected:
@@ -75,19 +90,24 @@ class VectorCache:
         add_vecs = np.concatenate([d.added_vectors for d in chain])
         keep = ~np.isin(self.rowids, removed)
         keep_new = ~np.isin(add_ids, removed)
-        self.load(
+        self._set(
             db_version,
             np.concatenate([self.rowids[keep], add_ids[keep_new]]),
             [k for k, ok in zip(self.keys, keep) if ok]
             + [k for k, ok in zip(add_keys, keep_new) if ok],
             np.concatenate([self.matrix[keep], add_vecs[keep_new]]),
         )
+        self.pending = [d for d in self.pending if d.version > db_version]
         return True
 
     def view(self) -> "VectorView":
         """The current rows as an immutable snapshot, searchable without the store's lock
         (loads and syncs replace the arrays, never modify them in place)."""
-        return VectorView(self.rowids, self.keys, self.matrix)
+        return VectorView(self.rowids, self.keys, self.matrix, self.version)
+
+    def view_at(self, version: int) -> "VectorView | None":
+        """The view of exactly ``version``, if it is the current one or a recent one."""
+        return self.view() if self.version == version else self.recent.get(version)
 
 
 @dataclass(frozen=True)
@@ -97,6 +117,7 @@ class VectorView:
     rowids: np.ndarray
     keys: list[tuple[str, int]]
     matrix: np.ndarray
+    version: int = -1
 
     def top(self, query: np.ndarray, limit: int, allowed: np.ndarray | None = None
             ) -> list[tuple[tuple[str, int], float]]:

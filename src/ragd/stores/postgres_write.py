@@ -1,0 +1,245 @@
+"""Writes of the PostgreSQL store (a mixin of :class:`~ragd.stores.postgres.PostgresStore`).
+
+``upsert_document`` is one transaction per document (rows by a pipelined ``executemany``).
+``upsert_documents`` is the bulk path: one transaction per call, the documents as one JSON
+parameter, the chunks as binary COPY data encoded by ``pg_copy`` in slices, an encoder
+thread preparing slice k+1 while the server loads slice k. A large document is staged in
+batches (the UNLOGGED ``chunk_staging``, each batch its own transaction) and swapped into
+the collection's chunk table by one transaction. Every committed write bumps the
+collection's data version.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import CancelledError
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+from psycopg import sql
+from psycopg.types.json import Jsonb
+
+from ..errors import StoreError, UsageError
+from ..types import Chunk
+from . import pg_copy
+from . import postgres_sql as Q
+from .base import DocumentRecord, checked_embeddings
+from .pg_copy import check_chunks, check_document
+from .pg_tsvector import TsVector, TsVectorTooLarge, tsvectors
+
+if TYPE_CHECKING:
+    from .postgres import _Coll
+
+_EMPTY_JSON = Jsonb({})
+_COPY_SLICE_MIN, _COPY_SLICE_MAX = 64, 512  # chunks per COPY of a bulk write (about 8 per call)
+STAGING_MAX_AGE = 86400.0  # seconds after which a staged write that never finished is cleared
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class PgWrites:
+    """Document writes: one document or many per transaction (COPY), staged large
+    documents, deletes. Uses the store's pooled connections."""
+
+    def _checked(self, coll: _Coll, record: DocumentRecord, chunks: Sequence[Chunk],
+                 embeddings: np.ndarray) -> np.ndarray:
+        """The embeddings as float32 rows, after the document's checks that precede any
+        write (the chunks' own are :func:`~pg_copy.check_chunks`)."""
+        vectors = checked_embeddings(record, chunks, embeddings, coll.info.embed_dims)
+        if not np.isfinite(vectors).all():
+            raise UsageError(f"document {record.doc_id!r}: embeddings contain NaN or infinity")
+        check_document(record)
+        return vectors
+
+    @staticmethod
+    def _lexical(chunks: Sequence[Chunk]) -> list[TsVector]:
+        """Each chunk's binary tsvector."""
+        try:
+            return tsvectors([c.search_text for c in chunks])
+        except TsVectorTooLarge as exc:
+            bad = chunks[exc.index]
+            raise UsageError(f"document {bad.doc_id!r}, chunk {bad.chunk_index}: {exc}") from None
+
+    @classmethod
+    def _chunk_rows(cls, cid: int, chunks: Sequence[Chunk], vectors: Sequence[np.ndarray]
+                    ) -> list[tuple[Any, ...]]:
+        """The rows of ``chunks`` in :data:`~postgres_sql.WRITE_COLUMNS` order."""
+        lexical = cls._lexical(chunks)
+        return [(cid, c.doc_id, c.chunk_index, c.chunk_id, c.section_id, c.parent_id, c.kind,
+                 c.context, c.text, list(c.tags), Jsonb(dict(c.metadata)) if c.metadata
+                 else _EMPTY_JSON, c.tokens, c.start_offset, c.end_offset, c.page, v, tsv)
+                for c, v, tsv in zip(chunks, vectors, lexical)]
+
+    _DOC_CONFLICT = (
+        " ON CONFLICT (collection_id, doc_id) DO UPDATE SET title = excluded.title, "
+        "source = excluded.source, metadata = excluded.metadata, "
+        "content_hash = excluded.content_hash, version = d.version + 1, "
+        "ingested_at = excluded.ingested_at, source_path = excluded.source_path")
+    _UPSERT_DOC = (
+        "INSERT INTO documents AS d (collection_id, doc_id, title, source, metadata, "
+        "content_hash, version, ingested_at, source_path) "
+        "VALUES (%s, %s, %s, %s, %s, %s, 1, %s, %s)" + _DOC_CONFLICT)
+    _UPSERT_DOCS = (
+        "INSERT INTO documents AS d (collection_id, doc_id, title, source, metadata, "
+        "content_hash, version, ingested_at, source_path) SELECT %s, u.doc_id, u.title, "
+        "u.source, u.metadata, u.content_hash, 1, u.ingested_at, u.source_path "
+        "FROM jsonb_to_recordset(%s::jsonb) AS u(doc_id text, title text, source text, "
+        "metadata jsonb, content_hash text, ingested_at text, source_path text)"
+        + _DOC_CONFLICT)
+    """Many documents in one statement (the bulk path), with :attr:`_UPSERT_DOC`'s effect."""
+
+    def _doc_row(self, cid: int, record: DocumentRecord) -> tuple[Any, ...]:
+        return (cid, record.doc_id, record.title, record.source, Jsonb(dict(record.metadata)),
+                record.content_hash, record.ingested_at or _now(), record.source_path)
+
+    def upsert_document(self, collection: str, record: DocumentRecord,
+                        chunks: Sequence[Chunk], embeddings: np.ndarray) -> None:
+        """One transaction: the document row (locked first, so concurrent writers of the
+        same document queue), its old chunks deleted, the new ones inserted."""
+        coll = self._coll(collection)
+        vectors = self._checked(coll, record, chunks, embeddings)
+        check_chunks(chunks)
+        t = Q.chunk_table(coll.cid)
+        rows = self._chunk_rows(coll.cid, chunks, vectors)
+        insert = sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
+            t, sql.SQL(", ").join(map(sql.Identifier, Q.WRITE_COLUMNS)),
+            sql.SQL(", ").join(sql.Placeholder() * len(Q.WRITE_COLUMNS)))
+        with self._conn() as conn, conn.pipeline():
+            conn.execute(self._UPSERT_DOC, self._doc_row(coll.cid, record))
+            conn.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND doc_id = %s"
+                                 ).format(t), (coll.cid, record.doc_id))
+            if rows:
+                with conn.cursor() as cur:
+                    cur.executemany(insert, rows)
+            conn.execute("UPDATE collections SET data_version = data_version + 1 "
+                         "WHERE id = %s", (coll.cid,))
+
+    # -- large documents: staged in batches, swapped in at once ----------------------------
+    def stage_chunks(self, collection: str, job: str, chunks: Sequence[Chunk],
+                     embeddings: np.ndarray) -> None:
+        """Keep a batch of a large document's chunks aside (their own short transaction)
+        until :meth:`commit_staged` moves them all in; nothing is visible before."""
+        if not chunks:
+            return
+        coll = self._coll(collection)
+        doc_id = chunks[0].doc_id
+        vectors = self._checked(coll, DocumentRecord(doc_id, ""), chunks, embeddings)
+        check_chunks(chunks)
+        now = time.time()
+        rows = [(job, now, *row) for row in self._chunk_rows(coll.cid, chunks, vectors)]
+        columns = sql.SQL(", ").join(map(sql.Identifier, ("job", "created_at",
+                                                          *Q.WRITE_COLUMNS)))
+        with self._conn() as conn:
+            if conn.execute("SELECT 1 FROM chunk_staging WHERE job = %s LIMIT 1",
+                            (job,)).fetchone() is None:
+                conn.execute("DELETE FROM chunk_staging WHERE collection_id = %s AND "
+                             "doc_id = %s AND job <> %s", (coll.cid, doc_id, job))
+                conn.execute("DELETE FROM chunk_staging WHERE created_at < %s",
+                             (now - STAGING_MAX_AGE,))
+            with conn.cursor() as cur:
+                cur.executemany(sql.SQL("INSERT INTO chunk_staging ({}) VALUES ({})").format(
+                    columns, sql.SQL(", ").join(sql.Placeholder() * (len(Q.WRITE_COLUMNS) + 2))),
+                    rows)
+
+    def commit_staged(self, collection: str, record: DocumentRecord, job: str,
+                      count: int) -> int:
+        """One transaction: the document's chunks replaced by the ``count`` chunks staged
+        under ``job`` (all of them or nothing). Returns the number written."""
+        coll = self._coll(collection)
+        check_document(record)
+        t = Q.chunk_table(coll.cid)
+        columns = sql.SQL(", ").join(map(sql.Identifier, Q.WRITE_COLUMNS))
+        with self._conn() as conn:
+            conn.execute(self._UPSERT_DOC, self._doc_row(coll.cid, record))
+            staged = conn.execute("SELECT count(*) FROM chunk_staging WHERE job = %s AND "
+                                  "collection_id = %s AND doc_id = %s",
+                                  (job, coll.cid, record.doc_id)).fetchone()[0]
+            if staged != count:
+                raise StoreError(f"document {record.doc_id!r}: {staged} of its {count} staged "
+                                 "chunks are there (another writer of the same document "
+                                 "cleared them?); nothing was changed")
+            conn.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND doc_id = %s"
+                                 ).format(t), (coll.cid, record.doc_id))
+            conn.execute(sql.SQL("INSERT INTO {t} ({c}) SELECT {c} FROM chunk_staging "
+                                 "WHERE job = %s ORDER BY chunk_index").format(t=t, c=columns),
+                         (job,))
+            conn.execute("DELETE FROM chunk_staging WHERE job = %s", (job,))
+            conn.execute("UPDATE collections SET data_version = data_version + 1 "
+                         "WHERE id = %s", (coll.cid,))
+        return count
+
+    def drop_staged(self, collection: str, job: str) -> None:
+        """Forget what was staged under ``job`` (a large write that failed)."""
+        with self._conn() as conn:
+            conn.execute("DELETE FROM chunk_staging WHERE job = %s", (job,))
+
+    def upsert_documents(self, collection: str,
+                         items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]
+                         ) -> int:
+        """Bulk path: many documents in ONE transaction (all of them or none), chunks loaded
+        with binary COPY. Returns the number of chunks written."""
+        coll = self._coll(collection)
+        ids = [record.doc_id for record, _, _ in items]
+        if len(set(ids)) != len(ids):
+            raise UsageError("upsert_documents: a doc_id appears twice in one batch")
+        checked = [(r, c, self._checked(coll, r, c, e)) for r, c, e in items]
+        if not checked:
+            return 0
+        all_chunks = [c for _, chunks, _ in checked for c in chunks]
+        check_chunks(all_chunks, metadata=False)  # chunk_rows checks the metadata it encodes
+        t = Q.chunk_table(coll.cid)
+        copy = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
+            t, sql.SQL(", ").join(map(sql.Identifier, Q.WRITE_COLUMNS)))
+        docs = pg_copy.documents_json([r for r, _, _ in checked], _now())
+        all_vectors = np.concatenate([vectors for _, _, vectors in checked])
+        step = min(_COPY_SLICE_MAX, max(_COPY_SLICE_MIN, -(-len(all_chunks) // 8)))
+        parts = [slice(a, a + step) for a in range(0, len(all_chunks), step)]
+
+        def encoded(part: slice) -> bytes:
+            chunks = all_chunks[part]
+            return (pg_copy.SIGNATURE + pg_copy.chunk_rows(coll.cid, chunks, all_vectors[part],
+                                                           self._lexical(chunks))
+                    + pg_copy.TRAILER)
+
+        # The encoder thread analyses and encodes slice k+1 while the server loads slice k
+        # (each slice its own COPY: a binary COPY only writes rows in lumps of 1000, so
+        # ending it is what makes the server start).
+        encoder = self._encoder()
+        pending = encoder.submit(encoded, parts[0]) if parts else None
+        try:
+            with self._conn() as conn:
+                with conn.cursor() as cur:
+                    cur.execute(self._UPSERT_DOCS, (coll.cid, docs))
+                    cur.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND "
+                                        "doc_id = ANY(%s::text[])").format(t), (coll.cid, ids))
+                    sent = 0
+                    while pending is not None:
+                        data = pending.result()
+                        sent += 1
+                        pending = encoder.submit(encoded, parts[sent]) \
+                            if sent < len(parts) else None
+                        with cur.copy(copy) as out:
+                            out.write(data)
+                    cur.execute("UPDATE collections SET data_version = data_version + 1 "
+                                "WHERE id = %s", (coll.cid,))
+        except (CancelledError, RuntimeError) as exc:  # the store was closed meanwhile
+            raise StoreError(f"store {self.url}: closed during a bulk write ({exc}); nothing "
+                             "of it was stored") from exc
+        finally:
+            if pending is not None:
+                pending.cancel()  # a slice already being encoded finishes, unused
+        return len(all_chunks)
+
+    def delete_document(self, collection: str, doc_id: str) -> bool:
+        cid = self._coll(collection).cid
+        with self._conn() as conn:
+            cur = conn.execute("DELETE FROM documents WHERE collection_id = %s AND doc_id = %s",
+                               (cid, doc_id))  # its chunks go by ON DELETE CASCADE
+            found = cur.rowcount > 0
+            if found:
+                conn.execute("UPDATE collections SET data_version = data_version + 1 "
+                             "WHERE id = %s", (cid,))
+        return found

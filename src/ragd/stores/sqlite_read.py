@@ -1,0 +1,180 @@
+"""Reads of the embedded store, one committed state each (:class:`SQLiteSnapshot`).
+
+A snapshot is a read transaction on a connection of its own (WAL: ``BEGIN`` and a first
+``SELECT`` fix the state it sees until ``COMMIT``; writers go on meanwhile). Everything a
+search reads goes through it: the collection's data version, filters, section lookups,
+chunk texts, and the in-memory indexes, which are taken at exactly the version read in
+this transaction: the current index when it is at that version, one brought forward by
+this process's own deltas, one reloaded from this transaction's rows, or (when another
+reader already moved the index past it) a recent view kept for the purpose, else a private
+load. So a result never mixes two states of the store, and an index is never stamped with
+a version its rows do not have.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from ..analysis import query_analyze, term_hash
+from ..errors import StoreError, UsageError
+from ..types import Filters
+from .base import CollectionInfo, Hit, Key, StoredChunk
+from .lexical_index import DEFAULT_B, DEFAULT_K1, LexicalIndex, LexicalView
+from .sqlite_sql import CHUNK_COLUMNS, chunk_from_row, filter_sql
+from .vector_cache import VectorCache, VectorView
+
+if TYPE_CHECKING:
+    from .sqlite import SQLiteStore
+
+NO_FILTERS = Filters()
+
+
+class SQLiteSnapshot:
+    """One collection as of one committed state. Thread-safe: the halves of a hybrid search
+    may use it at once (SQL is serialised on its connection; scoring runs outside)."""
+
+    def __init__(self, store: SQLiteStore, conn: sqlite3.Connection, cid: int,
+                 info: CollectionInfo, version: int) -> None:
+        self.store = store
+        self.collection = info.name
+        self.info = info
+        self.data_version = version
+        self._conn = conn
+        self._cid = cid
+        self._lock = threading.Lock()
+        self._vectors: VectorView | None = None
+        self._lexical: LexicalView | None = None
+
+    def _rows(self, sql: str, params: Sequence[Any]) -> list[tuple]:
+        try:
+            return self._conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"store {self.store.url}: {exc}") from exc
+
+    def _allowed(self, filters: Filters) -> np.ndarray | None:
+        """Rowids that pass ``filters`` (None when there are none)."""
+        if not filters:
+            return None
+        where, params = filter_sql(filters)
+        return np.array([r[0] for r in self._rows(
+            f"SELECT c.id FROM chunks c WHERE c.collection_id = ? AND {where}",
+            [self._cid, *params])], dtype=np.int64)
+
+    # -- searches ----------------------------------------------------------------------
+    def vector_search(self, query: np.ndarray, limit: int,
+                      filters: Filters = NO_FILTERS) -> list[Hit]:
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        if query.shape[0] != self.info.embed_dims:
+            raise UsageError(f"query vector has {query.shape[0]} dims; collection "
+                             f"{self.collection!r} has {self.info.embed_dims}")
+        if limit <= 0:
+            return []
+        with self._lock:
+            if self._vectors is None:
+                self._vectors = self.store._vector_view(self._cid, self.info.embed_dims,
+                                                        self.data_version, self._rows)
+            view, allowed = self._vectors, self._allowed(filters)
+        # The product over the whole matrix runs outside the locks (numpy releases the
+        # GIL), so a hybrid search's lexical half can run beside it.
+        return [Hit(k[0], k[1], s) for k, s in view.top(query, limit, allowed)]
+
+    def lexical_search(self, terms: Sequence[str], limit: int,
+                       filters: Filters = NO_FILTERS) -> list[Hit]:
+        hashes = [term_hash(t) for t in query_analyze(terms)]
+        if not hashes or limit <= 0:
+            return []
+        k1 = float(self.info.config.get("bm25_k1", DEFAULT_K1))
+        b = float(self.info.config.get("bm25_b", DEFAULT_B))
+        with self._lock:
+            if self._lexical is None:
+                self._lexical = self.store._lexical_view(self._cid, self.data_version,
+                                                         self._rows)
+            view, allowed = self._lexical, self._allowed(filters)
+        return [Hit(k[0], k[1], s) for k, s in view.top(hashes, limit, allowed, k1, b)]
+
+    def find_sections(self, section_ids: Sequence[str], limit: int,
+                      filters: Filters = NO_FILTERS) -> list[Key]:
+        wanted = list(dict.fromkeys(section_ids))
+        if not wanted or limit <= 0:
+            return []
+        where, params = filter_sql(filters)
+        with self._lock:
+            rows = self._rows(
+                f"SELECT c.doc_id, c.chunk_index FROM chunks c WHERE c.collection_id = ? "
+                f"AND c.section_id IN ({','.join('?' * len(wanted))}) "
+                + (f"AND {where} " if where else "")
+                + "ORDER BY c.doc_id, c.chunk_index LIMIT ?",
+                [self._cid, *wanted, *params, limit])
+        return [(r[0], int(r[1])) for r in rows]
+
+    # -- reading -----------------------------------------------------------------------
+    def get_chunks(self, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
+        out: dict[Key, StoredChunk] = {}
+        ordered = sorted(set(keys))
+        with self._lock:
+            for start in range(0, len(ordered), 400):
+                part = ordered[start:start + 400]
+                # The exact keys as a VALUES table joined on the unique (collection, doc_id,
+                # chunk_index) index: one probe per key (two IN lists probed their product).
+                rows = self._rows(
+                    f"WITH k(doc_id, chunk_index) AS (VALUES {','.join(['(?, ?)'] * len(part))}) "
+                    f"SELECT {CHUNK_COLUMNS}, d.title FROM k "
+                    "JOIN chunks c ON c.collection_id = ? AND c.doc_id = k.doc_id "
+                    "AND c.chunk_index = k.chunk_index "
+                    "JOIN documents d ON d.collection_id = c.collection_id AND d.doc_id = c.doc_id",
+                    [*(v for key in part for v in key), self._cid])
+                for row in rows:
+                    chunk = chunk_from_row(row)
+                    out[chunk.key] = StoredChunk(chunk, row[14])
+        return out
+
+    def iter_rows(self, sql: str, params: Sequence[Any]) -> list[tuple]:
+        """Rows of any read in this snapshot (the store's listings use it)."""
+        with self._lock:
+            return self._rows(sql, params)
+
+
+def vector_view(cache: VectorCache, cid: int, dims: int, version: int, rows: Any
+                ) -> VectorView:
+    """The cache's rows as of ``version``, loaded with ``rows(sql, params)`` (the reader's
+    snapshot) when neither the cache nor its recent views nor its deltas give that version.
+    The caller holds the store's cache lock."""
+    view = cache.view_at(version)
+    if view is not None:
+        return view
+    if cache.version < version and cache.sync(version):
+        return cache.view()
+    found = rows("SELECT id, doc_id, chunk_index, embedding FROM chunks WHERE collection_id = ? "
+                 "ORDER BY id", (cid,))
+    matrix = (np.frombuffer(b"".join(r[3] for r in found), dtype=np.float32)
+              .reshape(len(found), dims).copy())
+    rowids = np.array([r[0] for r in found], dtype=np.int64)
+    keys = [(r[1], int(r[2])) for r in found]
+    if cache.version < version:
+        cache.load(version, rowids, keys, matrix)
+        return cache.view()
+    return VectorView(rowids, keys, matrix, version)  # older than the cache: private
+
+
+def lexical_view(index: LexicalIndex, cid: int, version: int, rows: Any) -> LexicalView:
+    """:func:`vector_view` for the BM25 index."""
+    view = index.view_at(version)
+    if view is not None:
+        return view
+    if index.version < version and index.sync(version):
+        return index.view()
+    found = rows("SELECT id, doc_id, chunk_index, terms FROM chunks WHERE collection_id = ? "
+                 "ORDER BY id", (cid,))
+    rowids = np.array([r[0] for r in found], dtype=np.int64)
+    keys = [(r[1], int(r[2])) for r in found]
+    terms = [r[3] for r in found]
+    if index.version < version:
+        index.load(version, rowids, keys, terms)
+        return index.view()
+    private = LexicalIndex()
+    private.load(version, rowids, keys, terms)
+    return private.view()
