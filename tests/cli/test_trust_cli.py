@@ -69,17 +69,17 @@ def test_a_different_file_is_refused_and_the_same_file_is_not_stored_twice(tmp_p
 
 
 def test_skips_are_reported_and_failures_exit_1(tmp_path):
-    write(tmp_path / "only" / "scan.pdf", "%PDF-1.4")
-    write(tmp_path / "only" / "rows.json", '[{"id": 1, "text": "x"}]')
+    write(tmp_path / "only" / "scan.docx", "PK")
+    write(tmp_path / "only" / "rows.xml", "<rows/>")
     run = ragd("ingest", "only", "--embedder", TOY, cwd=tmp_path)
     assert run.returncode == 1
-    assert "scan.pdf" in run.stderr and "rows.json" in run.stderr
-    assert "unsupported file type '.json'" in run.stderr
+    assert "scan.docx" in run.stderr and "rows.xml" in run.stderr
+    assert "unsupported file type '.xml'" in run.stderr
     assert "not loaded: 2 (unsupported type 2)" in run.stdout
     as_json = ragd("ingest", "only", "--json", cwd=tmp_path)
     data = json.loads(as_json.stdout)
     assert as_json.returncode == 1 and data["by_reason"] == {"unsupported type": 2}
-    assert sorted(Path(s["source"]).name for s in data["skipped"]) == ["rows.json", "scan.pdf"]
+    assert sorted(Path(s["source"]).name for s in data["skipped"]) == ["rows.xml", "scan.docx"]
 
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "x.txt").write_bytes(b"\xff\xfe\x00x")

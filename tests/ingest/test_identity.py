@@ -95,17 +95,21 @@ def test_the_same_file_twice_in_one_run_is_loaded_once(tmp_path, toy_collection)
 def test_every_file_not_loaded_is_reported_and_failures_set_the_exit_code(tmp_path,
                                                                           toy_collection):
     only = tmp_path / "only"
-    write(only / "scan.pdf", "%PDF-1.4")
-    write(only / "data.json", '[{"id": 1}]')
+    write(only / "scan.docx", "PK")
+    write(only / "sheet.xlsx", "PK")
     nothing = ingest([only], toy_collection)
     assert nothing.documents == 0 and nothing.exit_code == 1
     assert sorted((Path(f.source).name, f.code) for f in nothing.skipped) == [
-        ("data.json", "unsupported"), ("scan.pdf", "unsupported")]
+        ("scan.docx", "unsupported"), ("sheet.xlsx", "unsupported")]
     assert nothing.by_reason() == {"unsupported type": 2}
+    write(only / "data.json", '[{"id": 1}]')  # a JSON array that is neither documents nor an act
+    refused = ingest([only / "data.json"], toy_collection)
+    assert (refused.loaded, refused.failed, refused.exit_code) == (0, 1, 1)
+    assert refused.failures[0].source == str(only / "data.json")
 
     mixed = tmp_path / "mixed"
     write(mixed / "good.txt", "Audit logs.\n")
-    write(mixed / "scan.pdf", "%PDF-1.4")
+    write(mixed / "scan.docx", "PK")
     (mixed / "bad.txt").write_bytes(b"\xff\xfe\x00b")
     big = write(mixed / "big.md", "x " * 600)
     report = ingest([mixed], toy_collection, options=LoadOptions(max_document_bytes=1000))
