@@ -14,6 +14,7 @@ from ..ingest.corpus_v1 import declares_corpus_file
 from ..errors import UsageError
 from ..ingest.loaders import LoadOptions
 from ..ingest.pipeline import IngestReport, ingest
+from ..service.ops import ingest_json
 from .common import err, out, parse_meta, settings_of
 
 
@@ -65,9 +66,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                         on_progress=update)
     coll.close()
     if args.json:
-        data = (report.as_ingestion_result() if coll.profile.output["ingest"] ==
-                "ingestion-result" else report.as_dict())
-        out.print_json(data=data)
+        out.print_json(data=ingest_json(report, coll))
     else:
         for failure in report.failures:
             err.print(f"[yellow]skipped[/] {escape(failure.source)}: {escape(failure.reason)}")

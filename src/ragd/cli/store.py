@@ -7,7 +7,8 @@ from typing import Any
 
 from rich.table import Table
 
-from ..collection import open_collection, recorded_profile
+from ..collection import open_collection
+from ..service.ops import stats_json
 from ..stores import open_store
 from .common import existing_store, out, settings_of
 from ..errors import UsageError
@@ -16,19 +17,10 @@ from ..errors import UsageError
 def cmd_stats(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     store = existing_store(settings)
-    infos = store.list_collections()
-    names = [c.name for c in infos]
-    wanted = getattr(args, "collection", None)
-    if wanted and wanted not in names:
-        open_collection(store, wanted)  # raises UnknownCollectionError with the list
-    stats = []
-    for info in infos:
-        if wanted and info.name != wanted:
-            continue
-        s = store.stats(info.name)
-        s["profile"] = recorded_profile(info)
-        stats.append(s)
-    store.close()
+    try:
+        stats = stats_json(store, getattr(args, "collection", None))["collections"]
+    finally:
+        store.close()
     if args.json:
         out.print_json(data={"store": store.url, "collections": stats})
         return 0
