@@ -17,7 +17,7 @@ def _config(args: argparse.Namespace) -> Any:
         store=getattr(args, "store", None), collection=getattr(args, "collection", None),
         profile=getattr(args, "profile", None), host=args.host, port=args.port,
         workers=args.workers, mcp=args.mcp, api_key_file=args.api_key_file,
-        llm_url=args.llm, llm_model=args.model,
+        llm_url=args.llm, llm_model=args.model, allow_llm=tuple(args.allow_llm or ()),
         max_upload_bytes=int(args.max_upload_mb * 1024 * 1024),
         request_timeout=args.request_timeout)
 
@@ -63,6 +63,9 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--llm", metavar="URL", help="default OpenAI-compatible endpoint for ask "
                    "(default: none, the offline extractive path)")
     p.add_argument("--model", help="default model name for --llm")
+    p.add_argument("--allow-llm", action="append", metavar="URL",
+                   help="an endpoint a request's `llm` field may name besides --llm and "
+                        "none (repeatable; no other URL is ever called)")
     p.add_argument("--max-upload-mb", type=float, default=64.0,
                    help="largest POST /v1/ingest body (default 64)")
     p.add_argument("--request-timeout", type=float, default=120.0, metavar="SECONDS",

@@ -38,6 +38,7 @@ class ServiceConfig:
     api_key_file: str | None = None
     llm_url: str | None = None
     llm_model: str | None = None
+    allow_llm: tuple[str, ...] = ()         # endpoints a request may name besides llm_url
     max_body_bytes: int = 1 << 20          # JSON requests
     max_upload_bytes: int = 64 << 20       # POST /v1/ingest (multipart or JSON)
     request_timeout: float = 120.0         # seconds; then 504, the work is abandoned
@@ -54,7 +55,9 @@ class ServiceConfig:
             return cls()
         data = json.loads(raw)
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        values = {k: v for k, v in data.items() if k in known}
+        values["allow_llm"] = tuple(values.get("allow_llm") or ())
+        return cls(**values)
 
     def settings_overrides(self) -> dict[str, Any]:
         return {"store": self.store, "collection": self.collection, "profile": self.profile}

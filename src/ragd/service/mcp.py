@@ -133,7 +133,7 @@ def build_mcp(engine: Engine) -> RagdMCP:
 
     @server.tool(title="Get a passage", annotations=READ_ONLY)
     async def get_chunk(doc_id: Annotated[str, Field(min_length=1, max_length=1000)],
-                        chunk_index: Annotated[int, Field(ge=0)],
+                        chunk_index: Annotated[int, Field(ge=0, le=m.MAX_INDEX)],
                         collection: OptName = None) -> Annotated[CallToolResult, m.ChunkResponse]:
         """One stored passage by its key, with its citation (GET
         /v1/documents/{doc_id}/chunks/{chunk_index})."""

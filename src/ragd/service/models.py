@@ -20,6 +20,7 @@ Name = Annotated[str, Field(min_length=1, max_length=200)]
 Tag = Annotated[str, Field(min_length=1, max_length=200)]
 Mode = Literal[MODES]  # type: ignore[valid-type]
 MAX_K = 200
+MAX_INDEX = 2**31 - 1
 MAX_FILTER_ITEMS = 64
 
 
@@ -37,8 +38,8 @@ class _Open(BaseModel):
 
 
 class SearchRequest(_Request):
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS,
-                       description="the query (1 to 2,000 characters)")
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, pattern=r"\S",
+                       description="the query (1 to 2,000 characters, not only spaces)")
     k: int | None = Field(None, ge=1, le=MAX_K, description="number of results "
                           "(default: the profile's)")
     mode: Mode | None = Field(None, description="vector, lexical or hybrid")
@@ -57,7 +58,7 @@ class SearchRequest(_Request):
 
 
 class AskRequest(_Request):
-    question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    question: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, pattern=r"\S")
     collection: Name | None = None
     profile: Name | None = None
     llm: str | None = Field(None, max_length=2000, description="an OpenAI-compatible "

@@ -208,13 +208,18 @@ class Engine:
     ``settings`` are the CLI's (store, default collection, profile of new collections,
     embedder, ragd.toml overrides, max document size); ``llm_url``/``llm_model`` the chat
     endpoint ``ask`` uses when a request names none (default: none, the offline path).
+    ``llm_allowed`` lists the endpoints a request may name besides that one and ``none``
+    (a server must not call any URL a client sends it); None allows any.
     """
 
     def __init__(self, settings: Settings, *, llm_url: str | None = None,
-                 llm_model: str | None = None, store: Store | None = None) -> None:
+                 llm_model: str | None = None, store: Store | None = None,
+                 llm_allowed: Sequence[str] | None = None) -> None:
         self.settings = settings
         self.llm_url = llm_url
         self.llm_model = llm_model
+        self.llm_allowed = None if llm_allowed is None else tuple(
+            dict.fromkeys(u.strip() for u in [*llm_allowed, llm_url or ""] if u and u.strip()))
         self.store = store or open_store(settings.store_location)
         self._colls: dict[str, Collection] = {}
         self._lock = threading.Lock()
@@ -273,6 +278,11 @@ class Engine:
 
     def llm(self, url: str | None, model: str | None) -> Any:
         """The chat client for ``url`` (else the server's), or None for the offline path."""
+        if url is not None and url.strip().lower() not in ("", "none") and \
+                self.llm_allowed is not None and url.strip() not in self.llm_allowed:
+            allowed = ", ".join(self.llm_allowed) or "none (only the offline path)"
+            raise UsageError(f"LLM endpoint {url!r} is not allowed by this server; allowed: "
+                             f"{allowed}")
         url = url if url is not None else self.llm_url
         model = model if model is not None else self.llm_model
         from ..llm import make_client

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi import Path as FastPath
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, JSONResponse
@@ -28,6 +29,7 @@ from .. import __version__
 from ..config import load_settings
 from ..errors import RagdError, UsageError
 from ..profiles import builtin_names
+from ..retrieval.fusion import FUSION
 from . import models as m
 from .config import ServiceConfig, read_api_key
 from .errors import ServiceError, describe, error_body
@@ -80,7 +82,20 @@ def _install_handlers(app: FastAPI) -> None:
         return JSONResponse(body, status)
 
 
-def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
+def _enums(schema: dict[str, Any], choices: dict[str, list[str]]) -> None:
+    """Name the allowed values of ``profile`` and ``fusion`` wherever a model has them (they
+    depend on this server: its profiles, the registered fusion methods)."""
+    for model in schema.get("components", {}).get("schemas", {}).values():
+        for name, values in choices.items():
+            prop = model.get("properties", {}).get(name)
+            if prop is not None:
+                nullable = "anyOf" in prop
+                for key in ("anyOf", "type", "minLength", "maxLength"):
+                    prop.pop(key, None)
+                prop["enum"] = [*values, None] if nullable else list(values)
+
+
+def _openapi(app: FastAPI, choices: dict[str, list[str]]) -> Callable[[], dict[str, Any]]:
     """The generated document, plus the two bodies POST /v1/ingest takes."""
     def build() -> dict[str, Any]:
         if app.openapi_schema:
@@ -92,17 +107,24 @@ def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
         schemas.update(ingest.pop("$defs", {}))
         schemas["IngestRequest"] = ingest
         schemas["IngestUpload"] = {
-            "type": "object", "required": ["files"], "properties": {
-                "files": {"type": "array", "items": {"type": "string", "format": "binary"},
+            "type": "object", "required": ["files"], "additionalProperties": False,
+            "properties": {
+                "files": {"type": "array", "minItems": 1,
+                          "items": {"type": "string", "format": "binary"},
                           "description": "documents (.md, .txt, .jsonl, .jsonl.gz); a "
                                          "file's name is its doc_id"},
-                "collection": {"type": "string"}, "profile": {"type": "string"},
-                "tag": {"type": "array", "items": {"type": "string"}},
-                "metadata": {"type": "string", "description": "a JSON object"}}}
+                "collection": {"type": "string", "minLength": 1, "maxLength": 200},
+                "profile": {"type": "string"},
+                "tag": {"type": "array", "items": {"type": "string", "minLength": 1,
+                                                   "maxLength": 200}},
+                "metadata": {"type": "object", "description": "added to every document"}}}
         op = doc["paths"]["/v1/ingest"]["post"]
         op["requestBody"] = {"required": True, "content": {
             "application/json": {"schema": {"$ref": "#/components/schemas/IngestRequest"}},
-            "multipart/form-data": {"schema": {"$ref": "#/components/schemas/IngestUpload"}}}}
+            "multipart/form-data": {
+                "schema": {"$ref": "#/components/schemas/IngestUpload"},
+                "encoding": {"metadata": {"contentType": "application/json"}}}}}
+        _enums(doc, choices)
         app.openapi_schema = doc
         return doc
     return build
@@ -117,7 +139,8 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
     key = read_api_key(config) if api_key is _UNSET else api_key
     owned = engine is None
     engine = engine or Engine(load_settings(config.settings_overrides()),
-                              llm_url=config.llm_url, llm_model=config.llm_model)
+                              llm_url=config.llm_url, llm_model=config.llm_model,
+                              llm_allowed=config.allow_llm)
     timeout = config.request_timeout
     mcp_server = None
     if config.mcp:
@@ -143,7 +166,6 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
     app.state.engine = engine
     app.state.config = config
     _install_handlers(app)
-    app.openapi = _openapi(app)  # type: ignore[method-assign]
     bearer = HTTPBearer(auto_error=False, description="the server's API key")
 
     async def require_key(creds: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
@@ -151,6 +173,10 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
             raise Unauthorized()
 
     allowed = set(builtin_names()) | ({config.profile} if config.profile else set())
+    choices = {"profile": sorted(allowed), "fusion": list(FUSION.names())}
+    if engine.llm_allowed is not None:
+        choices["llm"] = ["none", *engine.llm_allowed]
+    app.openapi = _openapi(app, choices)  # type: ignore[method-assign]
 
     def profile_of(name: str | None) -> str | None:
         if name is not None and name not in allowed:
@@ -254,7 +280,7 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
 
     @v1.get("/documents", response_model=m.DocumentList, tags=["documents"])
     async def documents(collection: str | None = Coll, limit: int = Query(100, ge=1, le=10_000),
-                        offset: int = Query(0, ge=0)) -> JSONResponse:
+                        offset: int = Query(0, ge=0, le=m.MAX_INDEX)) -> JSONResponse:
         """The collection's documents (doc_id order), a page at a time."""
         def work() -> dict[str, Any]:
             coll = engine.collection(collection)
@@ -267,8 +293,8 @@ def create_app(config: ServiceConfig | None = None, *, engine: Engine | None = N
 
     @v1.get("/documents/{doc_id:path}/chunks/{chunk_index}", response_model=m.ChunkResponse,
             tags=["documents"])
-    async def chunk(doc_id: str, chunk_index: int, collection: str | None = Coll
-                    ) -> JSONResponse:
+    async def chunk(doc_id: str, chunk_index: int = FastPath(ge=0, le=m.MAX_INDEX),
+                    collection: str | None = Coll) -> JSONResponse:
         """One chunk by key, with its citation."""
         return await run(lambda: engine.chunk(doc_id, chunk_index, collection))
 
