@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import httpx
 
@@ -189,3 +190,13 @@ def test_no_key_means_open_on_loopback(engine):
         assert httpx.get(f"{server.url}/healthz").json()["auth"] is False
         r = httpx.get(f"{server.url}/v1/collections")
         assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
+
+
+def test_the_page_is_self_contained_under_a_strict_csp(live):
+    r = httpx.get(f"{live.url}/")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    csp = r.headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "'unsafe-inline'" not in csp
+    assert "connect-src 'self'" in csp and r.headers["x-frame-options"] == "DENY"
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", r.text)
+    assert "<script>" in r.text and "<style>" in r.text
