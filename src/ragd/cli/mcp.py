@@ -16,7 +16,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise UsageError(f"ragd mcp needs the service extra (pip install 'ragd[service]'): "
                          f"{exc}") from None
-    run_stdio(Engine(settings_of(args), llm_url=args.llm, llm_model=args.model))
+    run_stdio(Engine(settings_of(args), llm_url=args.llm, llm_model=args.model,
+                     llm_allowed=tuple(args.allow_llm or ())))
     return 0
 
 
@@ -27,4 +28,7 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--llm", metavar="URL", help="default OpenAI-compatible endpoint for ask "
                    "(default: none, the offline extractive path)")
     p.add_argument("--model", help="default model name for --llm")
+    p.add_argument("--allow-llm", action="append", metavar="URL",
+                   help="an endpoint the ask tool's `llm` may name besides --llm and none "
+                        "(repeatable; no other URL is ever called)")
     p.set_defaults(func=cmd_mcp)
