@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 from helpers import VOCABULARY  # noqa: E402
 from service.svc import AUTH, KEY, POLICIES, LiveServer  # noqa: E402
 
-EXAMPLES = 25
+EXAMPLES = 15
 TOY = json.dumps({"kind": "toy", "vocabulary": list(dict.fromkeys(list(VOCABULARY) + [
     "audit", "logs", "retained", "days", "badges", "visitors", "passwords", "backups"]))})
 

@@ -45,7 +45,7 @@ def test_workers_serve_searches_while_one_client_ingests(service_home, engine):
                 pass
             assert time.monotonic() < deadline and proc.poll() is None, "server did not start"
             time.sleep(0.3)
-        stop = time.monotonic() + 4
+        stop = time.monotonic() + 3
 
         def searcher(n: int) -> None:
             with httpx.Client(base_url=url, headers=headers, timeout=60) as c:
