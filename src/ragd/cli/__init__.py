@@ -15,12 +15,12 @@ from rich.markup import escape
 
 from .. import __version__
 from ..errors import RagdError
-from . import ask, calibrate, conformance, corpus, demo, eval as eval_, ingest, profiles, \
-    search, store, verify
+from . import ask, calibrate, conformance, corpus, demo, eval as eval_, ingest, mcp, \
+    profiles, search, serve, store, verify
 from .common import err, shared_options
 
 GROUPS = (ingest, search, ask, verify, store, profiles, calibrate, demo, corpus, eval_,
-          conformance)
+          conformance, serve, mcp)
 
 
 def build_parser() -> argparse.ArgumentParser:

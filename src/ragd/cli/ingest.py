@@ -21,6 +21,7 @@ from ..ingest.loaders import LoadOptions
 from ..ingest.pipeline import IngestReport, ingest
 from ..ingest.progress import ProgressLines, describe
 from ..ingest.prune import prune, stale_documents
+from ..service.ops import ingest_json
 from ..stores import ReadOnlyStoreError, open_store
 from .common import embedder_of, err, megabytes_arg, out, parse_meta, settings_of
 
@@ -162,9 +163,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     finally:
         coll.close()
     if args.json:
-        data = (report.as_ingestion_result() if coll.profile.output["ingest"] ==
-                "ingestion-result" else report.as_dict())
-        out.print_json(data=data)
+        out.print_json(data=ingest_json(report, coll))
     else:
         _summary(report, coll)
     return report.exit_code

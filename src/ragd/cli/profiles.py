@@ -10,15 +10,15 @@ from rich.table import Table
 
 from ..profiles import builtin_names, load_profile
 from ..profiles.toml_text import to_toml
+from ..service.ops import profiles_json
 from .common import out
 
 
 def cmd_profiles(args: argparse.Namespace) -> int:
-    profiles = [load_profile(name) for name in builtin_names()]
     if args.json:
-        out.print_json(data=[{"name": p.name, "description": p.description,
-                              "hash": p.content_hash} for p in profiles])
+        out.print_json(data=profiles_json())
         return 0
+    profiles = [load_profile(name) for name in builtin_names()]
     table = Table(title="ragd profiles (ragd profiles show NAME)")
     table.add_column("name")
     table.add_column("description")

@@ -9,8 +9,8 @@ from typing import Any, Sequence
 from rich.markup import escape
 
 from ..citing import CitationScheme
-from ..retrieval import compress, retrieve
-from ..retrieval.deadline import within
+from ..retrieval import compress
+from ..service.ops import run_search
 from ..types import MODES, Candidate
 from .common import err, existing_collection, out, parse_meta, positive_int, settings_of
 
@@ -39,18 +39,11 @@ def print_results(query: str, results: Sequence[Candidate], scheme: CitationSche
         out.print(f"   {escape(' '.join(snippets.get(c.key, c.text[:320]).split()))}")
 
 
-def _rag_context(args: argparse.Namespace, coll: Any) -> int:
-    from ..contracts.rag_pipeline import RAGPipeline
-
-    context = RAGPipeline(coll).retrieve(args.query, args.context_key or "",
-                                         max_chunks=args.k)
-    if args.json:
-        out.print_json(data=context.to_dict())
-        return 0
+def _print_context(context: Any) -> None:
     if not context.meets_threshold:
         err.print(f"{context.outcome}: no chunk meets the relevance threshold "
                   f"(average {context.avg_relevance:.3f})")
-        return 0
+        return
     for i, c in enumerate(context.document_chunks, start=1):
         meta = c.metadata
         out.print(f"[bold]{i}.[/] [cyan]{escape(str(meta.get('source', '')))}[/] · "
@@ -58,32 +51,26 @@ def _rag_context(args: argparse.Namespace, coll: Any) -> int:
                   f"{c.relevance_score:.3f}, position {c.position_in_doc}[/]")
         out.print(f"   {escape(' '.join(c.text.split())[:320])}")
     out.print(f"[dim]average relevance {context.avg_relevance:.3f}[/]")
-    return 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     coll = existing_collection(settings)
     try:
-        if coll.profile.output["search"] == "rag-context":
-            return _rag_context(args, coll)
-        plan = coll.profile.plan(k=args.k or settings.k, mode=args.mode or settings.mode,
-                                 fusion=args.fusion or settings.fusion,
-                                 tags_any=tuple(args.tag or ()),
-                                 tags_all=tuple(args.all_tags or ()),
-                                 metadata=parse_meta(args.meta))
-        timeout = float(coll.profile.retrieval["timeout_seconds"])
-        results = within(timeout, lambda: retrieve(args.query, plan, coll))
+        outcome = run_search(coll, args.query, k=args.k or settings.k,
+                             mode=args.mode or settings.mode,
+                             fusion=args.fusion or settings.fusion,
+                             tags_any=tuple(args.tag or ()),
+                             tags_all=tuple(args.all_tags or ()),
+                             metadata=parse_meta(args.meta), context_key=args.context_key)
     finally:
         coll.close()
-    scheme = coll.profile.scheme
     if args.json:
-        out.print_json(data={"query": args.query, "profile": coll.profile.name,
-                             "plan": {"k": plan.k, "mode": plan.mode, "fusion": plan.fusion},
-                             "results": [{**c.as_dict(), "citation": scheme.cite(c, c.title)}
-                                         for c in results]})
+        out.print_json(data=outcome.to_dict())
+    elif outcome.context is not None:
+        _print_context(outcome.context)
     else:
-        print_results(args.query, results, scheme)
+        print_results(args.query, outcome.results, coll.profile.scheme)
     return 0
 
 

@@ -9,8 +9,9 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from ..collection import open_collection, recorded_profile
+from ..collection import open_collection
 from ..errors import UsageError
+from ..service.ops import stats_json
 from ..stores import open_store
 from .common import existing_collection, existing_store, out, settings_of
 
@@ -18,19 +19,10 @@ from .common import existing_collection, existing_store, out, settings_of
 def cmd_stats(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     store = existing_store(settings)
-    infos = store.list_collections()
-    names = [c.name for c in infos]
-    wanted = getattr(args, "collection", None)
-    if wanted and wanted not in names:
-        open_collection(store, wanted)  # raises UnknownCollectionError with the list
-    stats = []
-    for info in infos:
-        if wanted and info.name != wanted:
-            continue
-        s = store.stats(info.name)
-        s["profile"] = recorded_profile(info)
-        stats.append(s)
-    store.close()
+    try:
+        stats = stats_json(store, getattr(args, "collection", None))["collections"]
+    finally:
+        store.close()
     if args.json:
         out.print_json(data={"store": store.url, "collections": stats})
         return 0
