@@ -19,8 +19,8 @@ from ..collection import Collection
 from ..errors import ProfileMismatchError
 from ..evidence import Context, assemble, run_validators
 from ..profiles import Profile, load_profile
+from ..retrieval.gather import gather
 from ..retrieval.query import validate_query
-from ..retrieval.retrieve import retrieve
 from ..retrieval.threshold import relevance as relevance_of
 from ..types import Candidate
 from . import audit as _audit
@@ -28,7 +28,7 @@ from .checks import answer_type, outside_terms, satisfies, unanswered_terms
 from .extractive import filter_facts, synthesize
 from .render import render
 from .support import check_sentences
-from .terms import coverage, question_terms, weights
+from .terms import QUESTION_WORDS, coverage, question_terms, weights
 from .types import ANSWERED, REFUSED, Answer, Dropped, Evidence, Fact, Rejection, Sentence, Trace
 
 REASONS = (
@@ -90,20 +90,22 @@ class _Clock:
 
 def answer(question: str, collection: Collection, profile: Profile | str | None = None,
            llm: Any = None, *, audit_dir: Path | None = None,
-           on_answer: Callable[[Answer], None] | None = None) -> Answer:
+           on_answer: Callable[[Answer], None] | None = None,
+           scope: str | None = None) -> Answer:
     """A cited answer to ``question`` from ``collection``, or a refusal.
 
     ``profile`` defaults to the collection's own (another profile of the same name, such
     as a calibrated copy, may replace it). ``llm`` is a ChatClient (or None for the
     offline extractive path). With ``[answer] audit = true`` the run is appended to the
-    audit log under ``audit_dir``.
+    audit log under ``audit_dir``. ``scope`` names one of the profile's scopes
+    (``[scope] values``): only chunks it admits are evidence.
     """
     prof = collection.profile if profile is None else load_profile(profile)
     if prof.name != collection.profile.name:
         raise ProfileMismatchError(f"collection {collection.name!r} was created with profile "
                                    f"{collection.profile.name!r}, not {prof.name!r}")
     q = validate_query(question)
-    result = _run(q, collection, prof, llm)
+    result = _run(q, collection, prof, llm, scope)
     if prof.data["answer"]["audit"] and audit_dir is not None:
         _audit.append(Path(audit_dir), result)
     if on_answer:
@@ -111,12 +113,13 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
     return result
 
 
-def _run(q: str, coll: Collection, prof: Profile, llm: Any) -> Answer:
+def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None) -> Answer:
     ev_cfg, ctx_cfg, ans = prof.data["evidence"], prof.data["context"], prof.data["answer"]
     clock = _Clock()
     k = int(prof.retrieval["k"])
-    pool = retrieve(q, prof.plan(k=max(k, int(prof.retrieval["pool"]))), coll)
-    candidates = pool[:k]
+    gathered = gather(q, coll, prof.retrieval, prof.plan(k=max(k, int(prof.retrieval["pool"]))),
+                      prof.data["scope"], scope, ignore_terms=frozenset(QUESTION_WORDS))
+    pool, candidates = list(gathered.pool), list(gathered.candidates)
     clock.lap("retrieve")
     kind = ev_cfg["relevance"]
     context = Context(ev_cfg, prof.scheme, lambda c: relevance_of(c, kind), tuple(pool))
@@ -125,13 +128,17 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any) -> Answer:
                 for c, reason, stage in outcome.rejected]
     clock.lap("validate")
     trace = dict(retrieved=len(candidates), accepted=len(outcome.accepted),
-                 path="llm" if llm is not None else "extractive")
+                 path="llm" if llm is not None else "extractive",
+                 fallback_used=gathered.fallback_used)
+    phase_a: list[Evidence] = []
 
     def refuse(reason: str, evidence: Sequence[Evidence] = (), **extra: Any) -> Answer:
         return Answer(q, prof.name, REFUSED, ans["refusal_text"], reason, (), "Low",
                       tuple(evidence), Trace(rejected=tuple(rejected), timings_ms=clock.done(),
-                                             **trace, **extra))
+                                             **trace, **extra), tuple(phase_a))
 
+    if not candidates and pool:   # retrieved, but nothing passed the similarity threshold
+        return refuse("low_relevance")
     if outcome.refusal:
         return refuse(outcome.refusal)
     assembled = assemble(outcome.accepted, max_tokens=int(ctx_cfg["max_tokens"]),
@@ -147,6 +154,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any) -> Answer:
                 for i, (c, text) in enumerate(zip(assembled.used, assembled.texts), start=1)]
     facts = [Fact(e.key, e.text, e, e.relevance if kind == "cosine" else e.score)
              for e in evidence]
+    phase_a.extend(evidence)
     trace.update(used=len(evidence), context_tokens=assembled.tokens)
 
     terms = question_terms(q)
@@ -211,7 +219,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any) -> Answer:
     text = render(sentences, confidence, ans["style"])
     return Answer(q, prof.name, ANSWERED, text, None, tuple(sentences), confidence,
                   used_evidence, Trace(rejected=tuple(rejected), timings_ms=clock.done(),
-                                       **trace))
+                                       **trace), tuple(phase_a))
 
 
 __all__ = ["REASONS", "answer", "Dropped"]

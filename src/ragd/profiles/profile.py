@@ -93,6 +93,36 @@ SCHEMA: dict[str, Any] = {
         "cache_ttl_seconds": S.Key(S.number(0), "query cache lifetime; 0: off"),
         "timeout_seconds": S.Key(S.number(0), "retrieval deadline; 0: none"),
         "max_query_chars": S.Key(S.integer(1), "longer queries are refused"),
+        "threshold_answers": S.Key(S.boolean(), "answers use only chunks passing "
+                                   "min_relevance (or the fallback)"),
+        "mmr": S.Key(S.boolean(), "pick the k chunks by maximal marginal relevance"),
+        "mmr_lambda": S.Key(S.number(0, 1), "MMR: weight of relevance against diversity"),
+        "expansions": S.AnyTable(S.Key(S.list_of(S.string(True))),
+                                 "query expansion: a phrase the query contains -> terms "
+                                 "added in a second search"),
+        "fallback": {
+            "min_relevance": S.Key(S.number(0, 1), "fallback threshold; 0: no fallback"),
+            "only_if_empty": S.Key(S.boolean(), "tried only when nothing passes "
+                                   "min_relevance"),
+            "match_field": S.Key(S.string(), "metadata field (a file name) the best chunk's "
+                                 "must match the query's keywords or doc hints by"),
+            "hints": S.AnyTable(S.Key(S.list_of(S.string(True))),
+                                "doc hints: a phrase of the query -> name fragments"),
+        },
+    },
+    "scope": {
+        "field": S.Key(S.string(), "metadata field a scope filters on"),
+        "default": S.Key(S.string(), "the scope when none is asked for"),
+        "values": S.AnyTable(S.Key(S.list_of(S.string(True))),
+                             "scope name -> values of the field it admits (none: all)"),
+        "aliases": S.AnyTable(S.Key(S.string(True)),
+                              "other labels (a golden set's) -> a value of the field"),
+    },
+    "evaluation": {
+        "gates": S.AnyTable(S.Key(S.list_of(S.string(True))),
+                            "named gate sets for ragd eval qa --gates NAME"),
+        "alerts": S.AnyTable(S.Key(S.string(True)),
+                             "metric -> the message printed when a gate on it fails"),
     },
     "evidence": {
         "validators": S.Key(S.list_of(S.registered(_validator_names)),
