@@ -30,7 +30,7 @@ def test_a_pdf_is_one_document_of_its_pages(tmp_path):
     assert doc.text.split("\f") == ["Title line\nFirst page text.", "Second page text."]
     assert doc.title == "A Real Title"
     assert dict(doc.metadata) == {"pdf": "guide.pdf", "authority": "FDA", "pages": 2,
-                                  "page_labels": [1, 2]}
+                                  "label": "fda guide", "page_labels": [1, 2]}
 
 
 def test_printed_page_labels_number_the_pages(tmp_path):
@@ -38,6 +38,7 @@ def test_printed_page_labels_number_the_pages(tmp_path):
     [doc], _ = load([path])
     assert doc.metadata["page_labels"] == [7, 8]
     assert doc.title == "x"          # no title in the PDF: the file stem
+    assert doc.metadata["label"] == "x"
 
 
 @pytest.mark.parametrize("rel, authority", [

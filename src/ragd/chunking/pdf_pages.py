@@ -5,8 +5,9 @@ makes them, with ``metadata.page_labels`` (the printed page numbers; else 1-base
 document, before chunking:
 
 * **page furniture** — a line in the top or bottom ``edge_lines`` (4) lines of a page that
-  recurs (digits aside) on at least ``furniture_share`` of the pages (and on 3 or more) is
-  a running header or footer and is dropped, as are page-number lines (``12``, ``- 12 -``,
+  recurs (its words; numbers aside) on at least ``furniture_share`` of the pages (and on 3
+  or more), or on 3 pages within 4 consecutive ones (a part's running title), is a
+  running header or footer and is dropped, as are page-number lines (``12``, ``- 12 -``,
   ``Page 3 of 17``) and boilerplate lines (``All rights reserved``, ``© ICH 2023``);
 * **hyphenated line breaks** are rejoined (``manufac-`` / ``turing`` → ``manufacturing``);
 * **paragraphs**: wrapped lines are joined; a new paragraph starts after a line ending a
@@ -18,13 +19,13 @@ Each page's paragraphs are then cut by the canonical policy (the profile's
 the chunk (a numbered heading such as ``7. Data Storage``, ``§ 11.10 Controls for closed
 systems.``, ``CHAPTER 4``, an all-capitals line), carried across pages; ``metadata.pdf``
 and ``metadata.authority`` come from the document. The chunk's context (embedded and
-indexed with it) is the document title and the section.
+indexed with it) is the PDF's label (``metadata.label``: its name in words; else its
+title) and the section.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from typing import Any, Sequence
 
 from ..types import Chunk, ChunkPolicy, Document
@@ -67,15 +68,20 @@ def _key(line: str) -> str:
 
 
 def furniture(pages: Sequence[list[str]], edge: int, share: float) -> set[str]:
-    """Keys of lines recurring at the top or bottom of pages: running headers and footers."""
+    """Keys of lines recurring at the top or bottom of pages: running headers and footers
+    of the document (on ``share`` of its pages, and 3 or more) or of a part of it (on 3
+    pages within 4 consecutive ones, as an annex's title over each of its pages)."""
     if len(pages) < 3:
         return set()
-    counts: Counter[str] = Counter()
-    for lines in pages:
+    where: dict[str, list[int]] = {}
+    for number, lines in enumerate(pages):
         body = [ln for ln in lines if ln.strip()]
-        counts.update({_key(ln) for ln in body[:edge] + body[-edge:]})
+        for key in {_key(ln) for ln in body[:edge] + body[-edge:]}:
+            if key:
+                where.setdefault(key, []).append(number)
     need = max(3, share * len(pages))
-    return {k for k, n in counts.items() if n >= need and k}
+    return {k for k, at in where.items()
+            if len(at) >= need or any(at[i + 2] - at[i] <= 3 for i in range(len(at) - 2))}
 
 
 def _drop(line: str) -> bool:
@@ -168,8 +174,8 @@ def paragraphs(lines: list[str]) -> list[tuple[str, bool]]:
     return out
 
 
-def _context(title: str, section: str | None) -> str:
-    return f"{title} > {section}" if section and title else (section or title)
+def _context(name: str, section: str | None) -> str:
+    return f"{name} > {section}" if section and name else (section or name)
 
 
 def chunk_pdf(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter) -> list[Chunk]:
@@ -181,6 +187,7 @@ def chunk_pdf(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter) ->
     keys = furniture(split, edge, share)
     base = {k: v for k, v in doc.metadata.items() if k not in ("page_labels", "pages")}
     base.setdefault("pdf", doc.doc_id.rsplit("/", 1)[-1])
+    name = str(doc.metadata.get("label") or doc.title)
     section: str | None = None
     out: list[Chunk] = []
     for lines, number in zip(split, labels):
@@ -208,7 +215,7 @@ def chunk_pdf(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter) ->
             for piece in chunk_text("\n\n".join(texts), policy, doc_id=doc.doc_id):
                 meta: dict[str, Any] = {**base, "section": sec} if sec else dict(base)
                 out.append(Chunk(doc_id=doc.doc_id, chunk_index=len(out), text=piece.text,
-                                 context=_context(doc.title, sec), tags=doc.tags,
+                                 context=_context(name, sec), tags=doc.tags,
                                  metadata=meta, tokens=piece.tokens, page=number))
     return out
 

@@ -6,12 +6,13 @@ breaks unified, controls removed, NFC). Page numbers are the ones the PDF prints
 page carries a numeric page label, else 1-based (``metadata.page_labels``, one per
 page). Metadata: ``pdf`` (the file name), ``authority`` (from the folder the file sits in:
 ``fda`` → FDA, ``ema``/``eu_gmp`` → EMA, ``ich`` → ICH, ``pic_s`` → PICS, ``who`` → WHO,
-``sops`` → SOPS, anything else OTHER), ``title`` (the PDF's own when it is a real title, else the file
-stem), ``pages``. A sidecar ``NAME.pdf.md`` beside the file may override any of them in
-its YAML front matter (and ``ragd ingest --meta`` overrides both).
+``sops`` → SOPS, anything else OTHER), ``label`` (the file's name in words with its source
+folder: ``eu gmp chapter 5``), ``title`` (the PDF's own when it is a real title, else the
+file stem in words), ``pages``. A sidecar ``NAME.pdf.md`` beside the file may override any
+of them in its YAML front matter (and ``ragd ingest --meta`` overrides both).
 
 Bad PDFs are reported and skipped, naming the file: encrypted (``encrypted``), corrupt or
-not a PDF (``corrupt``), no pages (``empty``), no text layer on any page (``no_text``,
+not a PDF (``corrupt``; PDFium opens no PDF without pages), no text layer on any page (``no_text``,
 an image-only scan), over the size limit (``too_large``).
 
 Some PDFs map the ``fi``/``ffi`` ligatures to ``E``/``F`` (``identiEed``); a document
@@ -59,7 +60,16 @@ def _title(meta_title: str | None, stem: str) -> str:
     if len(t.split()) >= 2 and not re.match(r"(?i)^(microsoft|untitled|document\d*\b)", t) \
             and not re.search(r"(?i)\.(docx?|pdf|indd|rtf)\b", t):
         return t
-    return stem
+    return " ".join(stem.replace("_", " ").split())
+
+
+def label_of(rel: str) -> str:
+    """A PDF's name in words, with the folder that names its source (``eu_gmp/chapter_5.pdf``
+    → ``eu gmp chapter 5``): what a question calls it, embedded and indexed with its chunks."""
+    parts = rel.split("/")
+    folder = parts[-2] if len(parts) > 1 and parts[-2].lower() not in ("others", "other") else ""
+    stem = parts[-1][:-4] if parts[-1].lower().endswith(".pdf") else parts[-1]
+    return " ".join(f"{folder} {stem}".replace("_", " ").split())
 
 
 def repair_ligatures(pages: list[str]) -> list[str]:
@@ -174,7 +184,8 @@ def load_pdf(ref: FileRef, options: LoadOptions) -> Iterator[Document | LoadFail
     name = ref.name
     stem = name[:-4] if name.lower().endswith(".pdf") else name
     metadata: dict[str, Any] = {"pdf": name, "authority": authority_of(ref.rel),
-                                "pages": len(pages), "page_labels": labels}
+                                "label": label_of(ref.rel), "pages": len(pages),
+                                "page_labels": labels}
     metadata.update(side)
     title = str(metadata.pop("title", "") or _title(meta_title, stem))
     yield Document(doc_id=ref.rel, text="\f".join(pages), title=title, source=ref.source,
