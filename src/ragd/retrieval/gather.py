@@ -18,8 +18,12 @@ written here.
   (a file name) matches the query's keywords or a doc hint of the query
   (``fallback.hints``: phrase → name fragments); then the chunks at or over it pass and
   ``fallback_used`` is set.
+* **Rerank** (``retrieval.rerank``: a registered reranker, ``rerank_depth``,
+  ``rerank_tokens``, ``rerank_context``): the best passing chunks re-scored by the model
+  (reading each chunk's context line too), best first.
 * **MMR** (``retrieval.mmr``, ``mmr_lambda``): the ``k`` passing chunks picked for
-  relevance and diversity; otherwise the ``k`` best.
+  relevance (the reranker's score, else the retrieval score) and diversity; otherwise
+  the ``k`` best.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from ..collection import Collection
 from ..errors import UsageError
 from ..types import Candidate, Plan
 from .mmr import mmr
+from .rerank import rerank
 from .retrieve import retrieve
 from .threshold import relevance as relevance_of
 
@@ -163,6 +168,12 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
             extra = [c for c in pool if fb_min <= relevance_of(c, kind) < minimum]
             passing = sorted(passing + extra, key=lambda c: c.rank)
             fallback_used, threshold = True, fb_min
+    if settings.get("rerank") and passing:   # the best of the passing, re-scored first
+        depth = int(settings.get("rerank_depth", 20))
+        head = rerank(query, passing[:depth], model=str(settings["rerank"]),
+                      max_tokens=int(settings.get("rerank_tokens", 192)),
+                      with_context=bool(settings.get("rerank_context", False)))
+        passing = head + passing[depth:]
     if settings.get("mmr"):
         chosen = mmr(passing, k, float(settings.get("mmr_lambda", 0.6)))
     else:
