@@ -30,12 +30,18 @@ _TIME = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|t
                    re.I)
 
 
+_DEFINED = re.compile(r"[A-Za-z][\w'-]*\s*\(\s*([A-Za-z][A-Za-z0-9.\-]*)\s*\)")
+
+
 def salient_terms(question: str, names: bool = False) -> list[str]:
     """Analysed terms of the question's acronyms (three or more capitals: ITAR, OFAC) and
     codes (letters and digits: 5A991, DSP-5, Q13); with ``names``, also its words
-    capitalised after the first (a place or a person: weaker evidence of a subject)."""
+    capitalised after the first (a place or a person: weaker evidence of a subject). An
+    acronym the question spells out itself ("computer software assurance (CSA)") is not
+    one: its words say what it is."""
     out: list[str] = []
-    tokens = _TOKEN.findall(question)
+    defined = {m.group(1) for m in _DEFINED.finditer(question)}
+    tokens = [t for t in _TOKEN.findall(question) if t not in defined]
     for i, tok in enumerate(tokens):
         bare = tok.replace(".", "").replace("-", "")
         if not bare:

@@ -10,6 +10,7 @@ profile's exact refusal text and a reason from a closed set (:data:`REASONS`).
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -25,7 +26,7 @@ from ..retrieval.threshold import relevance as relevance_of
 from ..types import Candidate
 from . import audit as _audit
 from .checks import answer_type, outside_terms, satisfies, unanswered_terms
-from .extractive import filter_facts, synthesize
+from .extractive import definition_subject, filter_facts, synthesize
 from .render import render
 from .support import check_sentences
 from .terms import QUESTION_WORDS, coverage, question_terms, weights
@@ -52,7 +53,8 @@ def _evidence(c: Candidate, key: str, profile: Profile, text: str) -> Evidence:
     return Evidence(key=key, doc_id=c.doc_id, chunk_id=c.chunk_id, chunk_index=c.chunk_index,
                     text=text, score=float(c.score), relevance=relevance_of(c, kind),
                     section_id=c.section_id, citation=scheme.cite(c, c.title),
-                    fields=scheme.fields(c, c.title), title=c.title, pinned=c.pinned)
+                    fields=scheme.fields(c, c.title), title=c.title, pinned=c.pinned,
+                    context=c.context)
 
 
 def _confidence(facts: Sequence[Fact], best_coverage: float, settings: dict[str, Any]) -> str:
@@ -64,11 +66,19 @@ def _confidence(facts: Sequence[Fact], best_coverage: float, settings: dict[str,
     return "Low"
 
 
-def _similarity(coll: Collection, question: str) -> Callable[[Sequence[str]], list[float]]:
-    """Cosines of texts with the question under the collection's embedding model."""
+def _similarity(coll: Collection, question: str, model: str = "",
+                max_tokens: int = 192) -> Callable[[Sequence[str]], list[float]]:
+    """How well texts answer the question: cosines under the collection's embedding model,
+    or (``model``: a registered reranker) its score squashed to (0, 1) by a sigmoid of a
+    third of it (a logit of 3 gives 0.73, of 9 gives 0.95)."""
     def similarity(texts: Sequence[str]) -> list[float]:
         if not texts:
             return []
+        if model:
+            from ..retrieval.rerank import RERANKERS
+
+            scores = RERANKERS.get(model)(max_tokens).score(question, list(texts))
+            return [1.0 / (1.0 + math.exp(-float(v) / 3.0)) for v in scores]
         q = coll.embedder.embed_query(question)
         return [float(v) for v in coll.embedder.embed_documents(list(texts)) @ q]
     return similarity
@@ -158,7 +168,9 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None) -
     trace.update(used=len(evidence), context_tokens=assembled.tokens)
 
     terms = question_terms(q)
-    pool_terms = [set(analyze(c.text)) for c in pool]
+    around = bool(ans["context_terms"])   # a passage's title and heading path count as its own
+    pool_terms = [set(analyze(f"{c.title} {c.context} {c.text}" if around else c.text))
+                  for c in pool]
     weight = weights(terms, pool_terms)
     signals: dict[str, float] = {"top_relevance": max((e.relevance for e in evidence),
                                                       default=0.0),
@@ -184,9 +196,14 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None) -
         picks = synthesize(terms, weight, kept, max_sentences=int(ans["max_sentences"]),
                            min_coverage=float(ans["min_coverage"]),
                            relative=float(ans["relative"]),
-                           similarity=_similarity(coll, q) if ans["similarity"] else None,
+                           similarity=_similarity(coll, q, str(ans["similarity_model"]))
+                           if ans["similarity"] else None,
                            min_similarity=float(ans["min_similarity"]),
-                           shortlist=int(ans["shortlist"]))
+                           shortlist=int(ans["shortlist"]),
+                           context_terms=bool(ans["context_terms"]),
+                           fragments=bool(ans["fragments"]), follow=int(ans["follow"]),
+                           similarity_weight=float(ans["similarity_weight"]),
+                           define=definition_subject(q) if ans["definitions"] else ())
         proposed = [Sentence(p.text, (p.fact.evidence,)) for p in picks]
         coverage_best = max((p.coverage for p in picks), default=0.0)
         signals["best_similarity"] = max((p.similarity for p in picks), default=0.0)
@@ -205,10 +222,14 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None) -
     signals["answer_coverage"] = coverage(terms, weight, said)
     if signals["answer_coverage"] < float(ans["min_answer_coverage"]):
         return refuse("undetermined", evidence)
-    if ans["answer_type"] and not satisfies(answer_type(q), [s.text for s in sentences]):
+    kinds = ans["answer_type"]
+    asked = answer_type(q)
+    if (kinds is True or (not isinstance(kinds, bool) and asked in kinds)) and not satisfies(
+            asked, [s.text for s in sentences]):
         return refuse("undetermined", evidence)
     if ans["outside_terms"] and unanswered_terms(
-            q, [e.text for s in sentences for e in s.citations], pool_terms):
+            q, [f"{e.title} {e.context} {e.text}" if around else e.text
+                for s in sentences for e in s.citations], pool_terms):
         return refuse("undetermined", evidence)
     confidence = _confidence(facts, coverage_best, ans)
     if llm_confidence is not None:  # the model's own, never above what the evidence allows

@@ -32,6 +32,7 @@ class Evidence:
     fields: Mapping[str, Any] = field(default_factory=dict)  # the scheme's own fields
     title: str = ""
     pinned: bool = False
+    context: str = ""        # the chunk's heading path (embedded and indexed with it)
 
     def citation_dict(self) -> dict[str, Any]:
         return {"doc_id": self.doc_id, "chunk_id": self.chunk_id, "section_id": self.section_id,
