@@ -90,3 +90,38 @@ def test_facts_filter_drops_noise_off_topic_and_duplicates():
     assert [f.key for f in kept] == ["E3"]
     assert [(f.key, why) for f, why in dropped] == [("E1", "noise"), ("E2", "off_topic"),
                                                     ("E4", "duplicate")]
+
+
+def test_pdf_options_definitions_follow_fragments_context_and_bullets():
+    from ragd.answer.extractive import definition_subject, defines
+
+    assert definition_subject("What is an electronic signature under 21 CFR Part 11?") == [
+        "electron", "signatur"]
+    assert definition_subject("How does ICH Q10 define knowledge management?") == [
+        "knowledg", "manag"]
+    assert definition_subject("Who must certify each batch?") == []
+    assert defines("(7) Electronic signature means a computer data compilation.",
+                   ["electron", "signatur"])
+    assert not defines("Electronic signatures shall be linked to records.",
+                       ["electron", "signatur"])
+    e = Evidence(key="E1", doc_id="p.pdf", chunk_id="c1", chunk_index=0, score=0.7,
+                 relevance=0.7, section_id=None, citation="p.pdf, p3",
+                 text=("continued from the page before. (6) Electronic record means any data. "
+                       "(7) Electronic signature means a legally binding mark. It is unique to one person. "
+                       "Agencies accept it • if certified by the agency • when recorded in the file"),
+                 title="21 CFR Part 11", context="21 CFR Part 11 > § 11.3 Definitions")
+    f = Fact(e.key, e.text, e, 0.7)
+    q = "What is an electronic signature under 21 CFR Part 11?"
+    terms = question_terms(q)
+    weight = weights(terms, [set(analyze(e.text))])
+    picks = synthesize(terms, weight, [f], max_sentences=3, min_coverage=0.3, relative=0.5,
+                       context_terms=True, fragments=False, follow=1,
+                       define=definition_subject(q))
+    texts = [p.text for p in picks]
+    assert "(7) Electronic signature means a legally binding mark." in texts
+    assert "It is unique to one person." in texts            # follows the definition
+    assert not any(t.startswith("continued") for t in texts)  # a fragment is never picked
+    assert all(t in e.text for t in texts)
+    every = synthesize(terms, weight, [f], max_sentences=6, min_coverage=0.0, relative=0.0,
+                       context_terms=True)
+    assert "if certified by the agency" in [p.text for p in every]  # a bullet stands alone

@@ -438,7 +438,7 @@ def test_deterministic_byte_order_and_paths_in_given_order(tmp_path):
 
 
 def test_include_and_exclude_globs(tmp_path):
-    for rel in ("a.md", "b.txt", "docs/c.md", "docs/drafts/d.md", "e.pdf", "notes/e.md"):
+    for rel in ("a.md", "b.txt", "docs/c.md", "docs/drafts/d.md", "e.docx", "notes/e.md"):
         write(tmp_path / rel, f"# {rel}\n")
     ids = lambda **kw: [d.doc_id for d in load([tmp_path], **kw)[0]]  # noqa: E731
     assert ids() == ["a.md", "b.txt", "docs/c.md", "docs/drafts/d.md", "notes/e.md"]
@@ -449,17 +449,17 @@ def test_include_and_exclude_globs(tmp_path):
     assert ids(include=("b.txt", "notes/*")) == ["b.txt", "notes/e.md"]
     # an unsupported file is reported (not silently dropped), unless the filters leave it out
     _, [failure] = load([tmp_path])
-    assert (failure.source, failure.code) == (str(tmp_path / "e.pdf"), "unsupported")
-    assert "unsupported file type '.pdf'" in failure.reason and ".md" in failure.reason
+    assert (failure.source, failure.code) == (str(tmp_path / "e.docx"), "unsupported")
+    assert "unsupported file type '.docx'" in failure.reason and ".md" in failure.reason
     assert load([tmp_path], include=("*.md",))[1] == []
-    assert load([tmp_path], exclude=("*.pdf",))[1] == []
-    _, failures = load([tmp_path], include=("*.pdf",))
-    assert [(f.source, f.code) for f in failures] == [(str(tmp_path / "e.pdf"), "unsupported")]
+    assert load([tmp_path], exclude=("*.docx",))[1] == []
+    _, failures = load([tmp_path], include=("*.docx",))
+    assert [(f.source, f.code) for f in failures] == [(str(tmp_path / "e.docx"), "unsupported")]
 
 
 def test_filters_apply_to_files_given_directly_and_unsupported_is_a_failure(tmp_path):
     md = write(tmp_path / "a.md", "# A\n")
-    pdf = write(tmp_path / "a.pdf", "%PDF-1.4")
+    pdf = write(tmp_path / "a.docx", "PK")
     assert load([md], exclude=("a.*",)) == ([], [])
     assert load([md], include=("*.txt",)) == ([], [])
     docs, [failure] = load([md, pdf])

@@ -34,6 +34,9 @@ _TIME = re.compile(_DURATION.pattern + r"|\b(?:january|february|march|april|may|
                    r"\b(?:19|20)\d{2}\b", re.I)
 
 
+_DEFINED = re.compile(r"[A-Za-z][\w'-]*\s*\(\s*([A-Za-z][A-Za-z0-9.\-]*)\s*\)")
+
+
 @lru_cache(maxsize=1)
 def _common_words() -> frozenset[str]:
     """Whole words of the bundled model's WordPiece vocabulary: ordinary English."""
@@ -47,9 +50,12 @@ def salient_units(question: str, names: bool = False) -> list[tuple[str, ...]]:
     """The question's acronyms (three or more capitals that are not an ordinary word
     shouted: ITAR, OFAC but not DROP) and codes (letters and digits: 5A991, DSP-5, Q13),
     each as the analysed terms it is indexed as (``DSP-5`` → ``dsp``, ``5``); with
-    ``names``, also its words capitalised after the first (weaker evidence)."""
+    ``names``, also its words capitalised after the first (weaker evidence). An acronym
+    the question spells out itself ("computer software assurance (CSA)") is not one: its
+    words say what it is."""
     out: list[tuple[str, ...]] = []
-    tokens = _TOKEN.findall(question)
+    defined = {m.group(1) for m in _DEFINED.finditer(question)}
+    tokens = [t for t in _TOKEN.findall(question) if t not in defined]
     common = _common_words()
     for i, tok in enumerate(tokens):
         bare = tok.replace(".", "").replace("-", "")

@@ -12,6 +12,7 @@ only emit quotes of the evidence.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
@@ -70,6 +71,65 @@ def filter_facts(question_terms: Sequence[str], facts: Sequence[Fact], *, max_fa
     return kept, dropped
 
 
+_BULLET = re.compile(r"\s[•■●▪◦]\s")
+
+
+def _spans(quote: str) -> list[tuple[int, int]]:
+    """Sentence spans of a quote, a bulleted item (``•``) counting as a sentence of its own."""
+    out: list[tuple[int, int]] = []
+    for start, end in split_sentences(quote):
+        cut = start
+        for m in _BULLET.finditer(quote, start, end):
+            if quote[cut:m.start()].strip():
+                out.append((cut, m.start()))
+            cut = m.end()
+        if quote[cut:end].strip():
+            out.append((cut, end))
+    return out
+
+
+def _fragment(sentence: str) -> bool:
+    """The tail of a sentence cut by a passage boundary: it starts in lower case."""
+    first = sentence.lstrip()[:1]
+    return first.isalpha() and first.islower()
+
+
+_DEFINE_Q = re.compile(
+    r"^\s*(?:what\s+(?:is|are)\s+(?:meant\s+by\s+)?|define\s+|definition\s+of\s+|"
+    r"what\s+does\s+(?P<mean>.+?)\s+(?:mean|stand\s+for)\b|"
+    r"how\s+(?:does|do)\s+.+?\s+define\s+|how\s+(?:is|are)\s+(?P<how>.+?)\s+defined\b)"
+    r"(?P<rest>.*)$", re.I)
+_QUALIFIER = re.compile(r"\s+(?:under|according\s+to|in|per|as\s+defined\s+(?:in|by)|by|"
+                        r"within|for\s+the\s+purposes?\s+of)\s+.*$", re.I)
+_DEFINES = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?(?P<head>.{0,120}?)\s*(?:\([^)]{1,20}\)\s*)?"
+                      r"(?:means|is\s+defined\s+as|refers\s+to|is|are|:|–|—|-)\s", re.I)
+
+
+def definition_subject(question: str) -> list[str]:
+    """The analysed terms of what a definitional question asks to define ("What is an
+    electronic signature under 21 CFR Part 11?" -> electron, signatur), else []."""
+    m = _DEFINE_Q.match(question.strip())
+    if not m:
+        return []
+    subject = m.group("mean") or m.group("how") or m.group("rest")
+    subject = re.sub(r"^(?:an?|the)\s+", "", subject.strip().rstrip("?. "), flags=re.I)
+    subject = _QUALIFIER.sub("", subject)
+    subject = re.sub(r"\([^)]*\)", " ", subject)
+    return analyze(subject)
+
+
+def defines(sentence: str, subject: Sequence[str]) -> bool:
+    """Whether a sentence reads as a definition of ``subject`` ("Electronic signature means
+    ...", "(7) Electronic signature means ...", "Design space: The multidimensional ...")."""
+    if not subject:
+        return False
+    m = _DEFINES.match(sentence)
+    if not m:
+        return False
+    head = analyze(m.group("head"))
+    return bool(head) and set(subject) <= set(head) and len(head) <= len(subject) + 4
+
+
 def _is_heading(sentence: str, label: set[str] = frozenset()) -> bool:
     """A heading, citation header or title line rather than a statement: short, a Markdown
     heading, made mostly of references and numbers, or (a line of at most 12 words) only
@@ -91,7 +151,10 @@ Similarity = Callable[[Sequence[str]], Sequence[float]]
 def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                facts: Sequence[Fact], *, max_sentences: int, min_coverage: float,
                relative: float = 0.75, similarity: Similarity | None = None,
-               min_similarity: float = 1.0, shortlist: int = 24) -> list[Pick]:
+               min_similarity: float = 1.0, shortlist: int = 24,
+               context_terms: bool = False, fragments: bool = True,
+               follow: int = 0, similarity_weight: float = 0.5,
+               define: Sequence[str] = (), definition_bonus: float = 0.2) -> list[Pick]:
     """Phase C, extractively: the picked sentences in passage order.
 
     Every whole sentence of the facts is scored by the weighted share of the question's
@@ -102,23 +165,35 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     sentence is a candidate when its coverage reaches ``min_coverage`` or its similarity
     ``min_similarity``; it is kept when its score, and its passage's coverage, are at
     least ``relative`` of the best (an answer stays on the question's subject); near-
-    duplicates count once.
+    duplicates count once. With ``context_terms``, a passage's context (its document
+    title and heading path) counts towards the coverage of each of its sentences: a
+    sentence under "Annex 11 > 9. Audit Trails" covers "Annex 11" and "audit trail". Without
+    ``fragments``, a sentence starting in lower case (cut by a passage boundary) is not
+    picked. (With ``context_terms`` the similarity also reads the passage's context line.) A bulleted item is a sentence of its own. With ``follow``, each picked sentence
+    brings up to that many sentences that follow it in its passage (a definition's or a
+    list's continuation), within ``max_sentences``. ``similarity_weight`` is the share of
+    the similarity in a sentence's score (the rest: coverage, passage relevance,
+    position). With ``define`` (the terms a definitional question asks about), a sentence
+    that defines them ("X means ...") gains ``definition_bonus`` and is a candidate.
     """
     if not facts:
         return []
     weight = dict(weight)
-    passage = {f.key: coverage(question_terms, weight, set(analyze(f.quote))) for f in facts}
+    around = {f.key: set(analyze(f"{f.evidence.title} {f.evidence.context}"))
+              if context_terms else set() for f in facts}
+    passage = {f.key: coverage(question_terms, weight, set(analyze(f.quote)) | around[f.key])
+               for f in facts}
     rows: list[tuple[Fact, str, int, float, float]] = []  # fact, text, position, cov, prior
     for rank, f in enumerate(facts):
         quote = f.quote
         label = set(analyze(" ".join((f.evidence.context, f.evidence.title,
                                       f.evidence.citation))))
-        for position, (start, end) in enumerate(split_sentences(quote)):
+        for position, (start, end) in enumerate(_spans(quote)):
             raw = quote[start:end]
-            if _is_heading(raw, label):
+            if _is_heading(raw, label) or (not fragments and _fragment(raw)):
                 continue
             text = normal(raw)
-            cov = coverage(question_terms, weight, set(analyze(text)))
+            cov = coverage(question_terms, weight, set(analyze(text)) | around[f.key])
             if f.evidence.pinned:  # the question names this passage's section: it is the subject
                 cov = max(cov, min_coverage, passage[f.key])
             # the passage's place in the context (ordered by the evidence checks: the
@@ -130,13 +205,19 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     sims = [0.0] * len(rows)
     if similarity is not None:
         order = sorted(range(len(rows)), key=lambda i: -rows[i][4])[:shortlist]
-        for i, value in zip(order, similarity([rows[i][1] for i in order])):
+        texts = [f"{rows[i][0].evidence.context}\n\n{rows[i][1]}"
+                 if context_terms and rows[i][0].evidence.context else rows[i][1] for i in order]
+        for i, value in zip(order, similarity(texts)):
             sims[i] = float(value)
     picks: list[Pick] = []
     for (f, text, position, cov, prior), sim in zip(rows, sims):
-        if cov < min_coverage and sim < min_similarity:
+        definition = bool(define) and defines(text, define)
+        if cov < min_coverage and sim < min_similarity and not definition:
             continue
-        score = prior if similarity is None else 0.5 * sim + 0.5 * prior
+        score = prior if similarity is None else (similarity_weight * sim
+                                                  + (1 - similarity_weight) * prior)
+        if definition:
+            score += definition_bonus
         picks.append(Pick(f, text, position, cov, score, sim))
     if not picks:
         return []
@@ -145,15 +226,31 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     strong = [p for p in picks if p.score >= relative * best
               and passage[p.fact.key] >= relative * best_passage]
     strong.sort(key=lambda p: (-p.score, p.fact.key, p.position))
+    at = {(f.key, position): (f, text, position, cov)
+          for f, text, position, cov, _ in rows} if follow else {}
     chosen: list[Pick] = []
     chosen_terms: list[set[str]] = []
+    taken: set[tuple[str, int]] = set()
+
+    def take(p: Pick) -> bool:
+        terms = set(analyze(p.text))
+        if (p.fact.key, p.position) in taken or any(_jaccard(terms, t) >= 0.8
+                                                    for t in chosen_terms):
+            return False
+        chosen.append(p)
+        chosen_terms.append(terms)
+        taken.add((p.fact.key, p.position))
+        return True
+
     for p in strong:
         if len(chosen) >= max_sentences:
             break
-        terms = set(analyze(p.text))
-        if any(_jaccard(terms, t) >= 0.8 for t in chosen_terms):
+        if not take(p):
             continue
-        chosen.append(p)
-        chosen_terms.append(terms)
+        for step in range(1, follow + 1):   # the sentences that continue it
+            row = at.get((p.fact.key, p.position + step))
+            if row is None or len(chosen) >= max_sentences:
+                break
+            take(Pick(row[0], row[1], row[2], row[3], 0.0))
     order_of = {f.key: i for i, f in enumerate(facts)}
     return sorted(chosen, key=lambda p: (order_of[p.fact.key], p.position))

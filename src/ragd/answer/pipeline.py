@@ -10,6 +10,7 @@ profile's exact refusal text and a reason from a closed set (:data:`REASONS`).
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -19,16 +20,16 @@ from ..collection import Collection
 from ..errors import InvalidQueryError, ProfileMismatchError
 from ..evidence import FORMATS, Context, assemble, order, run_validators
 from ..profiles import Profile, load_profile
+from ..retrieval.gather import gather
 from ..retrieval.query import validate_query
-from ..retrieval.retrieve import retrieve
 from ..retrieval.threshold import relevance as relevance_of
 from ..types import Candidate
 from . import audit as _audit
 from .checks import answer_type, outside_terms, satisfies, unanswered_terms
-from .extractive import filter_facts, synthesize
+from .extractive import definition_subject, filter_facts, synthesize
 from .render import render
 from .support import check_sentences
-from .terms import coverage, question_terms, weights
+from .terms import QUESTION_WORDS, coverage, question_terms, weights
 from .types import ANSWERED, REFUSED, Answer, Dropped, Evidence, Fact, Rejection, Sentence, Trace
 
 REASONS = (
@@ -69,11 +70,19 @@ def _confidence(facts: Sequence[Fact], best_coverage: float, settings: dict[str,
     return "Low"
 
 
-def _similarity(coll: Collection, question: str) -> Callable[[Sequence[str]], list[float]]:
-    """Cosines of texts with the question under the collection's embedding model."""
+def _similarity(coll: Collection, question: str, model: str = "",
+                max_tokens: int = 192) -> Callable[[Sequence[str]], list[float]]:
+    """How well texts answer the question: cosines under the collection's embedding model,
+    or (``model``: a registered reranker) its score squashed to (0, 1) by a sigmoid of a
+    third of it (a logit of 3 gives 0.73, of 9 gives 0.95)."""
     def similarity(texts: Sequence[str]) -> list[float]:
         if not texts:
             return []
+        if model:
+            from ..retrieval.rerank import RERANKERS
+
+            scores = RERANKERS.get(model)(max_tokens).score(question, list(texts))
+            return [1.0 / (1.0 + math.exp(-float(v) / 3.0)) for v in scores]
         q = coll.embedder.embed_query(question)
         return [float(v) for v in coll.embedder.embed_documents(list(texts)) @ q]
     return similarity
@@ -95,13 +104,15 @@ class _Clock:
 
 def answer(question: str, collection: Collection, profile: Profile | str | None = None,
            llm: Any = None, *, audit_dir: Path | None = None,
-           on_answer: Callable[[Answer], None] | None = None) -> Answer:
+           on_answer: Callable[[Answer], None] | None = None,
+           scope: str | None = None) -> Answer:
     """A cited answer to ``question`` from ``collection``, or a refusal.
 
     ``profile`` defaults to the collection's own (another profile of the same name, such
     as a calibrated copy, may replace it). ``llm`` is a ChatClient (or None for the
     offline extractive path). With ``[answer] audit = true`` the run is appended to the
-    audit log under ``audit_dir``.
+    audit log under ``audit_dir``. ``scope`` names one of the profile's scopes
+    (``[scope] values``): only chunks it admits are evidence.
     """
     prof = collection.profile if profile is None else load_profile(profile)
     if prof.name != collection.profile.name:
@@ -117,7 +128,7 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
             on_answer(result)
         del exc
         return result
-    result = _run(q, collection, prof, llm, audit_dir)
+    result = _run(q, collection, prof, llm, scope, audit_dir)
     if prof.data["answer"]["audit"] and audit_dir is not None:
         _audit.append(Path(audit_dir), result)
     if on_answer:
@@ -125,12 +136,14 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
     return result
 
 
-def _run(q: str, coll: Collection, prof: Profile, llm: Any, logs: Path | None = None) -> Answer:
+def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
+         logs: Path | None = None) -> Answer:
     ev_cfg, ctx_cfg, ans = prof.data["evidence"], prof.data["context"], prof.data["answer"]
     clock = _Clock()
     k = int(prof.retrieval["k"])
-    pool = retrieve(q, prof.plan(k=max(k, int(prof.retrieval["pool"]))), coll)
-    candidates = pool[:k]
+    gathered = gather(q, coll, prof.retrieval, prof.plan(k=max(k, int(prof.retrieval["pool"]))),
+                      prof.data["scope"], scope, ignore_terms=frozenset(QUESTION_WORDS))
+    pool, candidates = list(gathered.pool), list(gathered.candidates)
     clock.lap("retrieve")
     kind = ev_cfg["relevance"]
     context = Context(ev_cfg, prof.scheme, lambda c: relevance_of(c, kind), tuple(pool))
@@ -139,7 +152,9 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, logs: Path | None = 
                 for c, reason, stage in outcome.rejected]
     clock.lap("validate")
     trace = dict(retrieved=len(candidates), accepted=len(outcome.accepted),
-                 path="llm" if llm is not None else "extractive")
+                 path="llm" if llm is not None else "extractive",
+                 fallback_used=gathered.fallback_used)
+    phase_a: list[Evidence] = []
 
     names = ans["reason_names"]
     context_text = ""
@@ -148,13 +163,15 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, logs: Path | None = 
         return Answer(q, prof.name, REFUSED, ans["refusal_text"], names.get(reason, reason), (),
                       "Low", tuple(evidence), Trace(rejected=tuple(rejected),
                                                     timings_ms=clock.done(), **trace, **extra),
-                      context_text)
+                      context_text, tuple(phase_a))
 
     _log(logs, ev_cfg["log"], {"query": q, "total_retrieved": len(candidates),
                                "accepted_count": len(outcome.accepted),
                                "rejected_count": len(outcome.rejected),
                                "status": "refuse" if outcome.refusal else "pass",
                                "refusal_reason": names.get(outcome.refusal, outcome.refusal)})
+    if not candidates and pool:   # retrieved, but nothing passed the similarity threshold
+        return refuse("low_relevance")
     if outcome.refusal:
         return refuse(outcome.refusal)
     ordered = order(q, outcome.accepted, ctx_cfg["order"], prof.scheme)
@@ -182,6 +199,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, logs: Path | None = 
                 for i, (c, text) in enumerate(zip(assembled.used, assembled.texts), start=1)]
     facts = [Fact(e.key, e.text, e, e.relevance if kind == "cosine" else e.score)
              for e in evidence]
+    phase_a.extend(evidence)
     trace.update(used=len(evidence), context_tokens=assembled.tokens)
 
     terms = question_terms(q)
@@ -214,9 +232,14 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, logs: Path | None = 
         picks = synthesize(terms, weight, kept, max_sentences=int(ans["max_sentences"]),
                            min_coverage=float(ans["min_coverage"]),
                            relative=float(ans["relative"]),
-                           similarity=_similarity(coll, q) if ans["similarity"] else None,
+                           similarity=_similarity(coll, q, str(ans["similarity_model"]))
+                           if ans["similarity"] else None,
                            min_similarity=float(ans["min_similarity"]),
-                           shortlist=int(ans["shortlist"]))
+                           shortlist=int(ans["shortlist"]),
+                           context_terms=bool(ans["context_terms"]),
+                           fragments=bool(ans["fragments"]), follow=int(ans["follow"]),
+                           similarity_weight=float(ans["similarity_weight"]),
+                           define=definition_subject(q) if ans["definitions"] else ())
         proposed = [Sentence(p.text, (p.fact.evidence,)) for p in picks]
         coverage_best = max((p.coverage for p in picks), default=0.0)
         signals["best_similarity"] = max((p.similarity for p in picks), default=0.0)
@@ -235,7 +258,10 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, logs: Path | None = 
     signals["answer_coverage"] = coverage(terms, weight, said)
     if signals["answer_coverage"] < float(ans["min_answer_coverage"]):
         return refuse("undetermined", evidence)
-    if ans["answer_type"] and not satisfies(answer_type(q), [s.text for s in sentences]):
+    kinds = ans["answer_type"]
+    asked = answer_type(q)
+    if (kinds is True or (not isinstance(kinds, bool) and asked in kinds)) and not satisfies(
+            asked, [s.text for s in sentences]):
         return refuse("undetermined", evidence)
     if ans["outside_terms"] and unanswered_terms(
             plain_q, [" ".join((e.text, e.citation, e.context, e.title))
@@ -250,7 +276,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, logs: Path | None = 
     text = render(sentences, confidence, ans["style"])
     return Answer(q, prof.name, ANSWERED, text, None, tuple(sentences), confidence,
                   used_evidence, Trace(rejected=tuple(rejected), timings_ms=clock.done(),
-                                       **trace), context_text)
+                                       **trace), context_text, tuple(phase_a))
 
 
 def _log(folder: Path | None, name: str, record: dict[str, Any]) -> None:

@@ -3,13 +3,15 @@
 ``numbered`` (default): ``1. <sentence> [<citation>]`` lines and ``Confidence: High``.
 ``qa-contract`` (the pharma QA contract): ``ANSWER:``, numbered sentences each with
 ``(pdf, p<page>, <chunk_id>)``, and a final ``CONFIDENCE: High|Medium|Low``.
+:func:`render_facts` is the contract's phase A debug text (``FACTS:``).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Sequence
 
-from .types import Sentence
+from .types import Evidence, Sentence
 
 
 def _numbered(sentences: Sequence[Sentence], confidence: str) -> str:
@@ -38,3 +40,18 @@ STYLES = {"numbered": _numbered, "qa-contract": _qa_contract}
 
 def render(sentences: Sequence[Sentence], confidence: str, style: str = "numbered") -> str:
     return STYLES[style](sentences, confidence)
+
+
+def render_facts(facts: Sequence[Evidence]) -> str:
+    """``FACTS:`` then ``- "<quote>" (pdf="<name>", page=<int>, chunk_id="<id>",
+    score=<float>)`` per phase A fact (a passage without a page cites its document)."""
+    lines = ["FACTS:"]
+    for e in facts:
+        quote = " ".join(e.text.split()).replace('"', "'")
+        pdf = e.fields.get("pdf") or e.doc_id
+        page = e.fields.get("page")
+        where = f"pdf={json.dumps(pdf, ensure_ascii=False)}" + (
+            f", page={page}" if isinstance(page, int) else "")
+        lines.append(f'- "{quote}" ({where}, chunk_id="{e.chunk_id}", '
+                     f"score={e.relevance:.4f})")
+    return "\n".join(lines)

@@ -130,10 +130,16 @@ class Answer:
     evidence: tuple[Evidence, ...] = ()
     trace: Trace = field(default_factory=Trace)
     context: str = ""        # the assembled context text, in the profile's format
+    facts: tuple[Evidence, ...] = ()   # phase A: every passage of the context, in order
 
     @property
     def answered(self) -> bool:
         return self.status == ANSWERED
+
+    def facts_dicts(self) -> list[dict[str, Any]]:
+        """Phase A facts: quote, the citation scheme's fields, chunk_id and score."""
+        return [{"quote": e.text, **dict(e.fields), "chunk_id": e.chunk_id,
+                 "score": round(e.relevance, 6)} for e in self.facts]
 
     def to_dict(self) -> dict[str, Any]:
         """The stable JSON of an answer; every citation's chunk_id is in ``evidence``."""
@@ -142,4 +148,5 @@ class Answer:
                 "sentences": [s.to_dict() for s in self.sentences],
                 "confidence": self.confidence,
                 "evidence": [e.to_dict() for e in self.evidence],
+                "facts": self.facts_dicts(),
                 "trace": self.trace.to_dict()}

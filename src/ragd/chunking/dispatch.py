@@ -20,8 +20,9 @@ from .packing import TokenCounter, word_counts
 
 __all__ = ["chunk", "chunk_document", "chunk_warnings", "resolve_chunker"]
 
-FORMATS = ("text", "markdown", "segments")
-AUTO = {"markdown": "markdown", "text": "canonical", "segments": "canonical"}
+FORMATS = ("text", "markdown", "segments", "pdf")
+AUTO = {"markdown": "markdown", "text": "canonical", "segments": "canonical",
+        "pdf": "pdf_pages"}
 
 
 def _counter(policy: ChunkPolicy, model_counter: TokenCounter | None) -> TokenCounter:
@@ -49,6 +50,8 @@ def resolve_chunker(policy: ChunkPolicy, fmt: str) -> tuple[ChunkerSpec, ChunkPo
             policy = replace(policy, options=mine)
     else:
         spec = CHUNKERS.get(policy.chunker)
+    if fmt == "pdf" and fmt not in spec.formats and "text" in spec.formats:
+        fmt = "text"  # a PDF's pages are text to a chunker that is not page-aware
     if fmt not in spec.formats:
         needs = "text" if "segments" not in spec.formats else " or ".join(sorted(spec.formats))
         raise UsageError(f"the {spec.name} chunker reads {needs}, not {fmt}")

@@ -10,5 +10,6 @@ from .base import SCHEMES, CitationScheme, get_scheme, register_scheme
 from . import cfr as _cfr  # noqa: F401  (registers "cfr")
 from . import heading as _heading  # noqa: F401  (registers "heading")
 from . import statute as _statute  # noqa: F401  (registers "statute")
+from . import pdf_page as _pdf_page  # noqa: F401  (registers "pdf_page")
 
 __all__ = ["SCHEMES", "CitationScheme", "get_scheme", "register_scheme"]

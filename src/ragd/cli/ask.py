@@ -48,9 +48,14 @@ def cmd_ask(args: argparse.Namespace) -> int:
     llm = llm_client(args.llm, args.model)
     coll = existing_collection(settings)
     try:
-        result = answer(args.question, coll, llm=llm, audit_dir=settings.home / "logs")
+        result = answer(args.question, coll, llm=llm, audit_dir=settings.home / "logs",
+                        scope=args.scope)
     finally:
         coll.close()
+    if args.show_facts and not args.json:
+        from ..answer.render import render_facts
+
+        out.print(escape(render_facts(result.facts)), soft_wrap=True)
     if args.json:
         out.print_json(data=result.to_dict())
     else:
@@ -69,8 +74,12 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="an OpenAI-compatible endpoint (http://host:port/v1) for phases B and "
                         "C; default $RAGD_LLM_URL, else none: the offline extractive path")
     p.add_argument("--model", help="the model name to ask for (default $RAGD_LLM_MODEL)")
-    p.add_argument("--scope", help="restrict the evidence (a profile's scope, e.g. FDA)")
+    p.add_argument("--scope", help="restrict the evidence to a scope of the profile "
+                   "(pharma-qa: MIXED, FDA, EMA, ICH, SOPS; `ragd profiles show` lists them)")
     p.add_argument("--json", action="store_true", help="print the answer JSON")
+    p.add_argument("--show-facts", action="store_true",
+                   help="print phase A's facts first (FACTS: - \"quote\" (pdf=..., page=..., "
+                        "chunk_id=..., score=...))")
     p.add_argument("--show-context", action="store_true",
                    help="print the evidence passages the answer was built from")
     p.set_defaults(func=cmd_ask)

@@ -96,6 +96,8 @@ def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--gate", action="append", default=[], metavar="METRIC>=X",
                    help=f"e.g. 'hallucination==0', 'pass>=0.95'; metrics {', '.join(METRICS)}; "
                    "operators >= <= == > < (repeatable)")
+    p.add_argument("--gates", metavar="NAME", help="also check the profile's gate set NAME "
+                   "([evaluation.gates], e.g. pharma-qa's baseline or perturb)")
     p.add_argument("--llm", metavar="URL|none", help="an OpenAI-compatible endpoint (default "
                    "$RAGD_LLM_URL, else the offline extractive path)")
     p.add_argument("--model", help="the model name to ask for")
@@ -122,6 +124,14 @@ def cmd_eval_qa(args: argparse.Namespace) -> int:
     old = json.loads(Path(args.compare).read_text("utf-8")) if args.compare else None
     llm = llm_client(args.llm, args.model)
     coll = existing_collection(settings_of(args))
+    evaluation = coll.profile.data["evaluation"]
+    if args.gates:
+        named = evaluation["gates"]
+        if args.gates not in named:
+            coll.close()
+            raise UsageError(f"profile {coll.profile.name!r} has no gate set {args.gates!r}; "
+                             f"it has: {', '.join(named) or 'none'}")
+        gates += parse_gates(named[args.gates], ["qa"], METRICS, default_mode="qa")
     try:
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                       TextColumn("{task.completed}/{task.total}"), console=err,
@@ -168,6 +178,10 @@ def cmd_eval_qa(args: argparse.Namespace) -> int:
         (out if g.passed and not args.json else err).print(escape(g.describe()))
     bad = failed(gate_results)
     if bad:
+        alerts = evaluation["alerts"]
+        for message in dict.fromkeys(alerts[g.gate.metric] for g in bad
+                                     if g.gate.metric in alerts):
+            err.print(f"[bold red]ALERT[/] {escape(message)}")
         err.print(f"ragd: {len(bad)} gate{'s' if len(bad) > 1 else ''} failed: "
                   + "; ".join(escape(f"{g.gate} (measured {g.value:.4f})" if g.value is not None
                                      else f"{g.gate} (not measured)") for g in bad))

@@ -29,6 +29,10 @@ class Labelled:
     question: str
     answerable: bool
     expected_doc: str | None = None
+    expected_docs: tuple[str, ...] = ()     # any of them (a QA golden set's expected_sections)
+
+    def expects(self) -> tuple[str, ...]:
+        return self.expected_docs or ((self.expected_doc,) if self.expected_doc else ())
 
 
 @dataclass(frozen=True)
@@ -51,8 +55,28 @@ class Row:
                 "unanswerable": self.unanswerable, "balanced_accuracy": round(self.balanced, 4)}
 
 
+def _from_golden(row: dict) -> dict:
+    """A QA golden line (``expected_not_found``, ``expected_sections``) as a labelled one."""
+    if "answerable" in row or not isinstance(row.get("expected_not_found"), bool):
+        return row
+    docs = row.get("expected_sections") or []
+    return {"id": row.get("id"), "question": row.get("question"),
+            "answerable": not row["expected_not_found"],
+            "expected_docs": [d for d in docs if isinstance(d, str)]}
+
+
+def half_of(qid: str) -> str:
+    """``dev`` when the id's last number is odd, ``test`` when even (the golden sets'
+    calibration and held-out halves)."""
+    import re
+
+    numbers = re.findall(r"\d+", qid)
+    return "dev" if numbers and int(numbers[-1]) % 2 else "test"
+
+
 def load_labelled(path: str | Path) -> list[Labelled]:
-    """``{"id", "question", "answerable", "expected_doc"?}`` per line; errors name the line."""
+    """``{"id", "question", "answerable", "expected_doc"?}`` per line, or QA golden lines
+    (``expected_not_found``, ``expected_sections``); errors name the line."""
     out: list[Labelled] = []
     seen: set[str] = set()
     with open(path, encoding="utf-8") as handle:
@@ -67,6 +91,9 @@ def load_labelled(path: str | Path) -> list[Labelled]:
             if not isinstance(row, dict):
                 raise InvalidDocumentError("a line must be a JSON object", source=str(path),
                                            line=number)
+            if row.get("header"):
+                continue
+            row = _from_golden(row)
             for key, kind in (("id", str), ("question", str), ("answerable", bool)):
                 if not isinstance(row.get(key), kind):
                     raise InvalidDocumentError(f"needs {key!r} ({kind.__name__})",
@@ -79,7 +106,8 @@ def load_labelled(path: str | Path) -> list[Labelled]:
                 raise InvalidDocumentError(f"duplicate id {row['id']!r}", source=str(path),
                                            line=number, field="id")
             seen.add(row["id"])
-            out.append(Labelled(row["id"], row["question"], row["answerable"], expected))
+            out.append(Labelled(row["id"], row["question"], row["answerable"], expected,
+                                tuple(row.get("expected_docs") or ())))
     if not out:
         raise InvalidDocumentError("no questions", source=str(path))
     return out
@@ -90,14 +118,39 @@ Scored = list[tuple[str, float]]  # (doc_id, relevance) best first
 
 def score_questions(coll: Collection, questions: Sequence[Labelled]) -> list[Scored]:
     """Each question's retrieved chunks under the collection's profile, by relevance."""
+    return [s for s, _ in score_with_gate(coll, questions)]
+
+
+def score_with_gate(coll: Collection, questions: Sequence[Labelled]
+                    ) -> list[tuple[Scored, bool]]:
+    """Each question's chunks by relevance, and whether its best chunk passes the profile's
+    fallback name gate (``[retrieval.fallback] match_field`` against the question's
+    keywords and doc hints; true when the profile has no gate)."""
+    from ..answer.terms import QUESTION_WORDS
+    from ..retrieval.gather import name_matches
+
     kind = coll.profile.retrieval["relevance"]
+    fb = coll.profile.retrieval["fallback"]
     plan = coll.plan
-    return [[(c.doc_id, s) for c, s in by_relevance(retrieve(q.question, plan, coll), kind)]
-            for q in questions]
+    out = []
+    for q in questions:
+        ranked = by_relevance(retrieve(q.question, plan, coll), kind)
+        gate = True
+        if fb["match_field"] and ranked:
+            top = ranked[0][0]
+            name = str(top.metadata.get(fb["match_field"], ""))
+            gate = name_matches(q.question, name, fb["hints"], frozenset(QUESTION_WORDS))
+        out.append(([(c.doc_id, s) for c, s in ranked], gate))
+    return out
 
 
 def _matches(doc_id: str, expected: str) -> bool:
     return doc_id == expected or doc_id.endswith("/" + expected)
+
+
+def _found(q: Labelled, kept: Sequence[str]) -> bool:
+    wanted = q.expects()
+    return not wanted or any(_matches(d, e) for d in kept for e in wanted)
 
 
 def sweep(questions: Sequence[Labelled], scored: Sequence[Scored], limit: int, rule: str,
@@ -111,11 +164,35 @@ def sweep(questions: Sequence[Labelled], scored: Sequence[Scored], limit: int, r
             verdict = judge([s for _, s in ranked], t, limit, rule)
             if q.answerable:
                 kept = [d for d, _ in ranked[:verdict.kept]]
-                if verdict.meets and (q.expected_doc is None
-                                      or any(_matches(d, q.expected_doc) for d in kept)):
+                if verdict.meets and _found(q, kept):
                     accept += 1
             elif not verdict.meets:
                 reject += 1
+        rows.append(Row(round(t, 4), accept, answerable, reject, len(questions) - answerable))
+    return rows
+
+
+def sweep_fallback(questions: Sequence[Labelled], scored: Sequence[Scored],
+                   gates: Sequence[bool], minimum: float, limit: int,
+                   thresholds: Sequence[float]) -> list[Row]:
+    """The fallback threshold under a fixed ``minimum`` (rule ``top``): a question whose
+    best chunk is under ``minimum`` is accepted when it reaches the fallback threshold and
+    passes the name gate; one row per fallback threshold (at most ``minimum``)."""
+    answerable = sum(q.answerable for q in questions)
+    rows = []
+    for t in thresholds:
+        if t > minimum:
+            continue
+        accept = reject = 0
+        for q, ranked, gate in zip(questions, scored, gates):
+            top = ranked[0][1] if ranked else 0.0
+            level = minimum if top >= minimum else (t if gate else 2.0)
+            meets = top >= level
+            kept = [d for d, s in ranked[:limit] if s >= level]
+            if q.answerable:
+                accept += bool(meets and _found(q, kept))
+            else:
+                reject += not meets
         rows.append(Row(round(t, 4), accept, answerable, reject, len(questions) - answerable))
     return rows
 

@@ -28,8 +28,8 @@ from ..collection import Collection
 from ..errors import InvalidDocumentError, UsageError
 
 METRICS = ("pass", "answered", "correct_refusal", "incorrect_refusal", "hallucination",
-           "citation_precision", "expected_section", "fallback_used_rate_answerable",
-           "p50_ms", "p95_ms")
+           "citation_precision", "expected_section", "phase_a_fallback_used_count",
+           "phase_a_fallback_used_rate", "fallback_used_rate_answerable", "p50_ms", "p95_ms")
 
 
 @dataclass(frozen=True)
@@ -197,6 +197,7 @@ def metrics(results: Sequence[QuestionResult]) -> dict[str, float]:
     with_expected = [r for r in answered if r.expected_cited is not None]
     citations = sum(r.citations for r in results)
     ms = np.array([r.seconds * 1000 for r in results] or [0.0])
+    fallback_all = [r for r in results if r.answer["trace"].get("fallback_used")]
     fallback = [r for r in answerable if r.answer["trace"].get("fallback_used")]
 
     def rate(part: Sequence[Any], whole: Sequence[Any], empty: float) -> float:
@@ -214,6 +215,8 @@ def metrics(results: Sequence[QuestionResult]) -> dict[str, float]:
                                if citations else 1.0),
         "expected_section": rate([r for r in with_expected if r.expected_cited],
                                  with_expected, 1.0),
+        "phase_a_fallback_used_count": float(len(fallback_all)),
+        "phase_a_fallback_used_rate": rate(fallback_all, results, 0.0),
         "fallback_used_rate_answerable": rate(fallback, answerable, 0.0),
         "p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95)),
     }

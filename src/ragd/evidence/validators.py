@@ -105,7 +105,8 @@ def cross_encoder(question: str, candidates: Sequence[Candidate], ctx: Context) 
     if not head:
         return Step(())
     scored = rerank(question, head, model=ctx.settings.get("reranker", "ms-marco-minilm"),
-                    max_tokens=int(ctx.settings.get("rerank_tokens", 256)))
+                    max_tokens=int(ctx.settings.get("rerank_tokens", 256)),
+                    with_context=bool(ctx.settings.get("rerank_context", False)))
     floor = float(ctx.settings.get("rerank_floor", 0.0))
     minimum = float(ctx.settings.get("rerank_min", -1e9))
     if scored[0].score < floor:

@@ -1,4 +1,4 @@
-"""Load documents from files and directories: plain text, Markdown, JSONL corpora.
+"""Load documents from files and directories: plain text, Markdown, JSONL corpora, PDFs.
 
 :func:`iter_documents` is the entry point: it streams :class:`~ragd.types.Document`
 values in a deterministic order (paths in the order given; inside a directory,
@@ -23,6 +23,7 @@ from .frontmatter import (FrontMatter, FrontMatterError, interpret_front_matter,
                           parse_front_matter, split_front_matter)
 from .corpus_v1 import declares_corpus, load_corpus
 from .jsonl import first_line, load_jsonl
+from .pdf import SIDECAR as PDF_SIDECAR, load_pdf, load_sidecar
 from .normalize import DecodeProblem, clean_title, decode_utf8, normalize_text, unify_newlines
 from .walk import is_regular_file, matches, walk
 
@@ -146,6 +147,8 @@ def _load_jsonl(ref: FileRef, options: LoadOptions) -> Iterable[Document | LoadF
 register_loader((".txt", ".text"), load_text)
 register_loader((".md", ".markdown"), load_markdown)
 register_loader((".jsonl", ".jsonl.gz"), _load_jsonl)
+register_loader(".pdf", load_pdf)
+register_loader(".pdf" + PDF_SIDECAR, load_sidecar)  # metadata of NAME.pdf, not a document
 
 
 def _load_json(ref: FileRef, options: LoadOptions) -> Iterable[Document | LoadFailure]:

@@ -99,6 +99,41 @@ SCHEMA: dict[str, Any] = {
         "cache_ttl_seconds": S.Key(S.number(0), "query cache lifetime; 0: off"),
         "timeout_seconds": S.Key(S.number(0), "retrieval deadline; 0: none"),
         "max_query_chars": S.Key(S.integer(1), "longer queries are refused"),
+        "threshold_answers": S.Key(S.boolean(), "answers use only chunks passing "
+                                   "min_relevance (or the fallback)"),
+        "rerank": S.Key(S.either(S.choice(""), S.registered(_reranker_names)),
+                        "re-score the best chunks with a reranker before MMR ('': none)"),
+        "rerank_depth": S.Key(S.integer(1, 200), "chunks the reranker reads"),
+        "rerank_tokens": S.Key(S.integer(32, 512), "tokens of query and chunk it reads"),
+        "rerank_context": S.Key(S.boolean(), "the reranker reads a chunk's context line too"),
+        "mmr": S.Key(S.boolean(), "pick the k chunks by maximal marginal relevance"),
+        "mmr_lambda": S.Key(S.number(0, 1), "MMR: weight of relevance against diversity"),
+        "expansions": S.AnyTable(S.Key(S.list_of(S.string(True))),
+                                 "query expansion: a phrase the query contains -> terms "
+                                 "added in a second search"),
+        "fallback": {
+            "min_relevance": S.Key(S.number(0, 1), "fallback threshold; 0: no fallback"),
+            "only_if_empty": S.Key(S.boolean(), "tried only when nothing passes "
+                                   "min_relevance"),
+            "match_field": S.Key(S.string(), "metadata field (a file name) the best chunk's "
+                                 "must match the query's keywords or doc hints by"),
+            "hints": S.AnyTable(S.Key(S.list_of(S.string(True))),
+                                "doc hints: a phrase of the query -> name fragments"),
+        },
+    },
+    "scope": {
+        "field": S.Key(S.string(), "metadata field a scope filters on"),
+        "default": S.Key(S.string(), "the scope when none is asked for"),
+        "values": S.AnyTable(S.Key(S.list_of(S.string(True))),
+                             "scope name -> values of the field it admits (none: all)"),
+        "aliases": S.AnyTable(S.Key(S.string(True)),
+                              "other labels (a golden set's) -> a value of the field"),
+    },
+    "evaluation": {
+        "gates": S.AnyTable(S.Key(S.list_of(S.string(True))),
+                            "named gate sets for ragd eval qa --gates NAME"),
+        "alerts": S.AnyTable(S.Key(S.string(True)),
+                             "metric -> the message printed when a gate on it fails"),
     },
     "evidence": {
         "validators": S.Key(S.list_of(S.registered(_validator_names)),
@@ -120,6 +155,8 @@ SCHEMA: dict[str, Any] = {
         "requires": S.Key(S.rules({"words": S.list_of(S.string(True)),
                                    "field": S.string(True), "value": S.scalar()}),
                           "requires: question words that need a kind of document"),
+        "rerank_context": S.Key(S.boolean(), "cross_encoder: it reads a passage's context "
+                                "line (title, heading path) too"),
     },
     "context": {
         "max_tokens": S.Key(S.integer(1), "context budget in words"),
@@ -143,13 +180,28 @@ SCHEMA: dict[str, Any] = {
         "min_similarity": S.Key(S.number(0, 1), "extractive: a sentence this similar is a "
                                 "candidate whatever its term coverage"),
         "shortlist": S.Key(S.integer(1, 100), "extractive: sentences scored by cosine"),
+        "similarity_model": S.Key(S.either(S.choice(""), S.registered(_reranker_names)),
+                                  "extractive: score sentences with this reranker instead of "
+                                  "the embedding model's cosine ('': the cosine)"),
         "min_answer_coverage": S.Key(S.number(0, 1), "the answer's sentences together hold "
                                      "this share of the question's weighted terms"),
         "support_threshold": S.Key(S.number(0, 1), "a sentence's content terms its cited "
                                    "facts must hold"),
         "outside_terms": S.Key(S.boolean(), "refuse questions naming what the documents lack"),
-        "answer_type": S.Key(S.boolean(), "how much / how many / when need an amount, "
-                             "number or time"),
+        "answer_type": S.Key(S.either(S.boolean(), S.list_of(S.choice("amount", "number",
+                                                                      "time"))),
+                             "how much / how many / when need an amount, number or time "
+                             "(true: all three; or the kinds checked)"),
+        "context_terms": S.Key(S.boolean(), "extractive: a passage's title and heading path "
+                               "count towards its sentences' coverage"),
+        "fragments": S.Key(S.boolean(), "extractive: a sentence starting in lower case (cut "
+                           "by a passage boundary) may be picked"),
+        "follow": S.Key(S.integer(0, 5), "extractive: sentences following a picked one in its "
+                        "passage that join it"),
+        "similarity_weight": S.Key(S.number(0, 1), "extractive: share of the similarity in a "
+                                   "sentence's score"),
+        "definitions": S.Key(S.boolean(), "extractive: a definitional question prefers the "
+                             "sentences that define its subject"),
         "confidence_high": S.Key(S.number(0, 1), "top relevance for High"),
         "confidence_medium": S.Key(S.number(0, 1), "top relevance for Medium"),
         "refusal_text": S.Key(S.string(True), "the exact text of a refusal"),

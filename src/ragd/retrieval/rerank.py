@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from ..registry import Registry
-from ..types import Candidate
+from ..types import Candidate, search_text
 
 RERANKERS: Registry[Callable[[], Any]] = Registry("reranker")
 
@@ -25,16 +25,38 @@ def _ms_marco(max_tokens: int = 256) -> Any:
 
 
 def rerank(query: str, candidates: Sequence[Candidate], model: Any = None,
-           max_tokens: int = 256) -> list[Candidate]:
+           max_tokens: int = 256, with_context: bool = False) -> list[Candidate]:
     """Candidates re-scored by ``model`` (a registered name, reading at most ``max_tokens``
     of query and passage, or an object with ``score``), best first; with ``model=None``
-    the order is kept."""
+    the order is kept. ``with_context``: the model reads each passage as it was embedded,
+    its context line (title, heading path) before its text."""
     if model is None:
         return [c.evolve(rank=i + 1) for i, c in enumerate(candidates)]
-    scorer = RERANKERS.get(model)(max_tokens) if isinstance(model, str) else model
-    scores = scorer.score(query, [c.text for c in candidates])
+    texts = [search_text(c.context, c.text) if with_context else c.text for c in candidates]
+    if isinstance(model, str):
+        scores = _memo_scores(model, max_tokens, query, texts)
+    else:
+        scores = model.score(query, texts)
     order = sorted(range(len(candidates)),
                    key=lambda i: (-float(scores[i]), candidates[i].doc_id,
                                   candidates[i].chunk_index))
     return [candidates[i].evolve(score=float(scores[i]), rank=r + 1)
             for r, i in enumerate(order)]
+
+
+_MEMO: dict[tuple[str, int, str, str], float] = {}
+_MEMO_LIMIT = 4096
+
+
+def _memo_scores(model: str, max_tokens: int, query: str, texts: Sequence[str]) -> list[float]:
+    """A registered model's scores, remembered for the last few thousand (query, passage)
+    pairs: an answer reranks its candidates and then validates them with the same model."""
+    keys = [(model, max_tokens, query, t) for t in texts]
+    missing = [i for i, k in enumerate(keys) if k not in _MEMO]
+    if missing:
+        fresh = RERANKERS.get(model)(max_tokens).score(query, [texts[i] for i in missing])
+        if len(_MEMO) + len(missing) > _MEMO_LIMIT:
+            _MEMO.clear()
+        for i, value in zip(missing, fresh):
+            _MEMO[keys[i]] = float(value)
+    return [_MEMO[k] for k in keys]

@@ -1,0 +1,226 @@
+"""The ``pdf_pages`` chunker: page-aware chunks of a PDF's text, never across a page.
+
+Input: a document whose pages are separated by form feeds (``\\f``), as the PDF loader
+makes them, with ``metadata.page_labels`` (the printed page numbers; else 1-based). Per
+document, before chunking:
+
+* **page furniture** — a line in the top or bottom ``edge_lines`` (4) lines of a page that
+  recurs (its words; numbers aside) on at least ``furniture_share`` of the pages (and on 3
+  or more), or on 3 pages within 4 consecutive ones (a part's running title), is a
+  running header or footer and is dropped, as are page-number lines (``12``, ``- 12 -``,
+  ``Page 3 of 17``) and boilerplate lines (``All rights reserved``, ``© ICH 2023``);
+* **hyphenated line breaks** are rejoined (``manufac-`` / ``turing`` → ``manufacturing``);
+* **paragraphs**: wrapped lines are joined; a new paragraph starts after a line ending a
+  sentence, at a numbered or bulleted item, and around a heading.
+
+Each page's paragraphs are then cut by the canonical policy (the profile's
+``target_tokens``, ``overlap_tokens``, ``max_chars``), so a chunk lies on one page: its
+``page`` is that page's number. ``metadata.section`` is the nearest heading at or before
+the chunk (a numbered heading such as ``7. Data Storage``, ``§ 11.10 Controls for closed
+systems.``, ``CHAPTER 4``, an all-capitals line), carried across pages; ``metadata.pdf``
+and ``metadata.authority`` come from the document. The chunk's context (embedded and
+indexed with it) is the PDF's label (``metadata.label``: its name in words; else its
+title) and the section.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from ..types import Chunk, ChunkPolicy, Document
+from .base import register_chunker
+from .canonical import chunk_text
+from .packing import TokenCounter
+
+_PAGE_NUMBER = re.compile(
+    r"^\s*(?:[-–—]\s*)?(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?(?:\s*[-–—])?\s*$", re.I)
+_BOILERPLATE = re.compile(
+    r"all rights reserved|^\s*©|^\s*\(c\)\s*\d{4}|^\s*copyright\b|this document is (?:the )?"
+    r"(?:property|copyright)|^\s*page\s+\d+\s*(?:of\s+\d+)?\b|\bpage\s+\d+\s+of\s+\d+\s*$",
+    re.I)
+_WORD = re.compile(r"[^\W\d_]+")
+_LEADERS = re.compile(r"(?:\.\s*){4,}\d{1,4}\s*$|…{2,}\s*\d{1,4}\s*$")
+_TOC_LINE = re.compile(r"^\S.{2,100}?\s\d{1,4}\s*$")
+_ITEM = re.compile(
+    r"^(?:§+\s*\d|\d{1,2}(?:\.\d{1,3})*\.?\s+\S|\(\s*[a-z0-9ivx]{1,4}\s*\)\s|[a-z]\)\s|"
+    r"[a-zA-Z]\.\s+\S|[•■●▪◦·\-–—*]\s*\S|(?:chapter|annex|part|section|appendix|article)\s+"
+    r"[0-9ivxlcA-Z]+\b)", re.I)
+_SENTENCE_END = re.compile(r"[.:;!?]['\"”’)]?$")
+_HEADING_NUMBERED = re.compile(r"^(?:§+\s*\d+(?:\.\d+)*|\d{1,2}(?:\.\d{1,3})*\.?|[IVX]{1,5}\.|"
+                               r"(?:chapter|annex|part|section|appendix|article)\s+[0-9ivxlcA-Z]+"
+                               r")\s*\S", re.I)
+
+
+def split_pages(doc: Document) -> tuple[list[str], list[int]]:
+    """The document's pages and their numbers (``metadata.page_labels``, else 1-based)."""
+    pages = doc.text.split("\f")
+    labels = doc.metadata.get("page_labels")
+    if not isinstance(labels, (list, tuple)) or len(labels) != len(pages) or not all(
+            isinstance(n, int) and not isinstance(n, bool) for n in labels):
+        labels = list(range(1, len(pages) + 1))
+    return pages, list(labels)
+
+
+def _key(line: str) -> str:
+    """A line's words without numbers or labels: what a running header keeps page to page."""
+    return " ".join(w for w in _WORD.findall(line.lower()) if len(w) > 1)
+
+
+def furniture(pages: Sequence[list[str]], edge: int, share: float) -> set[str]:
+    """Keys of lines recurring at the top or bottom of pages: running headers and footers
+    of the document (on ``share`` of its pages, and 3 or more) or of a part of it (on 3
+    pages within 4 consecutive ones, as an annex's title over each of its pages)."""
+    if len(pages) < 3:
+        return set()
+    where: dict[str, list[int]] = {}
+    for number, lines in enumerate(pages):
+        body = [ln for ln in lines if ln.strip()]
+        for key in {_key(ln) for ln in body[:edge] + body[-edge:]}:
+            if key:
+                where.setdefault(key, []).append(number)
+    need = max(3, share * len(pages))
+    return {k for k, at in where.items()
+            if len(at) >= need or any(at[i + 2] - at[i] <= 3 for i in range(len(at) - 2))}
+
+
+def _drop(line: str) -> bool:
+    text = line.strip()
+    if not text:
+        return False
+    if _PAGE_NUMBER.match(text):
+        return True
+    return bool(_BOILERPLATE.search(text)) and len(text.split()) <= 16
+
+
+def is_toc(lines: list[str]) -> bool:
+    """A table-of-contents page: most lines are titles ending in a page number."""
+    body = [ln.strip() for ln in lines if ln.strip()]
+    hits = sum(bool(_LEADERS.search(ln) or _TOC_LINE.match(ln)) for ln in body)
+    return hits >= 8 and hits >= 0.5 * len(body)
+
+
+def clean_page(lines: list[str], furniture_keys: set[str], edge: int) -> list[str]:
+    """A page's lines without its furniture (at the edges), page numbers, boilerplate and
+    table-of-contents entries (dotted leaders; a whole contents page)."""
+    if is_toc(lines):
+        return []
+    lines = [ln for ln in lines if not _LEADERS.search(ln)]
+    body = [i for i, ln in enumerate(lines) if ln.strip()]
+    edges = set(body[:edge] + body[-edge:])
+    return [ln for i, ln in enumerate(lines)
+            if ln.strip() and not _drop(ln)
+            and not (i in edges and _key(ln) in furniture_keys)]
+
+
+_JOINERS = frozenset("a an and as at by for from in of on or the to with".split())
+
+
+def _is_heading(line: str) -> bool:
+    """A heading line: short, not a wrapped sentence; numbered (``7. Data Storage``,
+    ``§ 11.10 Controls for closed systems.``, ``CHAPTER 4``) or in capitals."""
+    text = line.strip()
+    words = text.split()
+    if not words or len(words) > 12 or len(text) > 90:
+        return False
+    if text.endswith((",", ";", "-")) or words[-1].lower() in _JOINERS:
+        return False
+    letters = [ch for ch in text if ch.isalpha()]
+    if len(letters) < 3:
+        return False
+    numbered = _HEADING_NUMBERED.match(text)
+    if numbered and text[0] not in "-–—•":
+        rest = text[numbered.end() - 1:]
+        if rest[:1].islower() or re.search(r"[a-z]\. +[A-Z]", rest) or (
+                text.endswith(".") and len(words) > 8) or len(text) > 70:
+            return False
+        return True
+    caps = sum(ch.isupper() for ch in letters) / len(letters)
+    return caps > 0.8 and len(letters) >= 4 and not text.endswith(".")
+
+
+def paragraphs(lines: list[str]) -> list[tuple[str, bool]]:
+    """``(paragraph, is_heading)``: wrapped lines joined, hyphenated breaks rejoined."""
+    out: list[tuple[str, bool]] = []
+    current = ""
+    previous_ended = True
+
+    def close() -> None:
+        nonlocal current
+        if current.strip():
+            out.append((" ".join(current.split()), False))
+        current = ""
+
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        heading = _is_heading(line)
+        starts_item = bool(_ITEM.match(line))
+        if heading:
+            close()
+            out.append((" ".join(line.split()), True))
+            previous_ended = True
+            continue
+        if current and (starts_item or (previous_ended and line[:1].isupper())):
+            close()
+        if current.endswith("-") and len(current) > 1 and current[-2].isalpha() \
+                and line[:1].islower():
+            current = current[:-1] + line
+        else:
+            current = f"{current} {line}" if current else line
+        previous_ended = bool(_SENTENCE_END.search(line))
+    close()
+    return out
+
+
+def _context(name: str, section: str | None) -> str:
+    return f"{name} > {section}" if section and name else (section or name)
+
+
+def chunk_pdf(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter) -> list[Chunk]:
+    opts = policy.options
+    edge = int(opts.get("edge_lines", 4))
+    share = float(opts.get("furniture_share", 0.5))
+    pages, labels = split_pages(doc)
+    split = [p.split("\n") for p in pages]
+    keys = furniture(split, edge, share)
+    base = {k: v for k, v in doc.metadata.items() if k not in ("page_labels", "pages")}
+    base.setdefault("pdf", doc.doc_id.rsplit("/", 1)[-1])
+    name = str(doc.metadata.get("label") or doc.title)
+    section: str | None = None
+    out: list[Chunk] = []
+    for lines, number in zip(split, labels):
+        paras = paragraphs(clean_page(lines, keys, edge))
+        if not paras:
+            continue
+        # one canonical pass per run of paragraphs under the same heading
+        runs: list[tuple[str | None, list[str]]] = []
+        for text, heading in paras:
+            if heading:
+                section = text.rstrip(". ")
+                runs.append((section, [text]))
+            elif runs and runs[-1][0] == section:
+                runs[-1][1].append(text)
+            else:
+                runs.append((section, [text]))
+        merged: list[tuple[str | None, list[str]]] = []
+        for sec, texts in runs:   # a heading alone joins the text under it
+            if merged and len(" ".join(merged[-1][1]).split()) < 30 and merged[-1][0] != sec \
+                    and all(_is_heading(t) for t in merged[-1][1]):
+                merged[-1] = (sec, merged[-1][1] + texts)
+            else:
+                merged.append((sec, texts))
+        for sec, texts in merged:
+            for piece in chunk_text("\n\n".join(texts), policy, doc_id=doc.doc_id):
+                meta: dict[str, Any] = {**base, "section": sec} if sec else dict(base)
+                out.append(Chunk(doc_id=doc.doc_id, chunk_index=len(out), text=piece.text,
+                                 context=_context(name, sec), tags=doc.tags,
+                                 metadata=meta, tokens=piece.tokens, page=number))
+    return out
+
+
+register_chunker("pdf_pages", chunk_pdf, formats=("pdf", "text"),
+                 options={"edge_lines": int, "furniture_share": float},
+                 description="page-aware chunks of PDFs: never across a page, running headers, "
+                             "footers and boilerplate dropped, hyphenated breaks rejoined")

@@ -1,0 +1,197 @@
+"""The PDF loader: text per page with pypdfium2 (PDFium: permissive licence, fast, page-accurate).
+
+A PDF becomes one :class:`~ragd.types.Document` of format ``pdf``: the pages' text in
+order, separated by form feeds (``\\f``), each page normalised like any text (line
+breaks unified, controls removed, NFC). Page numbers are the ones the PDF prints where a
+page carries a numeric page label, else 1-based (``metadata.page_labels``, one per
+page). Metadata: ``pdf`` (the file name), ``authority`` (from the folder the file sits in:
+``fda`` → FDA, ``ema``/``eu_gmp`` → EMA, ``ich`` → ICH, ``pic_s`` → PICS, ``who`` → WHO,
+``sops`` → SOPS, anything else OTHER), ``label`` (the file's name in words with its source
+folder: ``eu gmp chapter 5``), ``title`` (the PDF's own when it is a real title, else the
+file stem in words), ``pages``. A sidecar ``NAME.pdf.md`` beside the file may override any
+of them in its YAML front matter (and ``ragd ingest --meta`` overrides both).
+
+Bad PDFs are reported and skipped, naming the file: encrypted (``encrypted``), corrupt or
+not a PDF (``corrupt``; PDFium opens no PDF without pages), no text layer on any page (``no_text``,
+an image-only scan), over the size limit (``too_large``).
+
+Some PDFs map the ``fi``/``ffi`` ligatures to ``E``/``F`` (``identiEed``); a document
+with many such words inside lowercase text has them repaired.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Iterator
+
+from ..types import Document
+from .base import FileRef, LoadFailure, LoadOptions, too_large_reason
+from .frontmatter import (FrontMatterError, interpret_front_matter, parse_front_matter,
+                          split_front_matter)
+from .normalize import normalize_text, unify_newlines
+
+AUTHORITY_BY_FOLDER = {"fda": "FDA", "ema": "EMA", "eu_gmp": "EMA", "ich": "ICH",
+                       "pic_s": "PICS", "pics": "PICS", "who": "WHO", "sops": "SOPS",
+                       "sop": "SOPS"}
+"""The authority of a PDF from the nearest folder named here (case-insensitive)."""
+OTHER = "OTHER"
+SIDECAR = ".md"           # NAME.pdf.md: front matter overriding the PDF's metadata
+
+# Private-use glyphs some PDFs use for bullets and dashes.
+_GLYPHS = str.maketrans({"\uf0b7": "•", "\uf0a7": "•", "\uf0d8": "•", "\uf02d": "-",
+                         "\uf050": "•", "\u00a0": " ", "\u00ad": ""})
+_LIGATURE = re.compile(r"(?<=[a-z])([EF])(?=[a-z])")
+_LIGATURE_MIN = 5
+
+
+def authority_of(rel: str) -> str:
+    """The authority of a file from the nearest enclosing folder that names one."""
+    for part in reversed(rel.split("/")[:-1]):
+        found = AUTHORITY_BY_FOLDER.get(part.lower())
+        if found:
+            return found
+    return OTHER
+
+
+def _title(meta_title: str | None, stem: str) -> str:
+    """The PDF's title when it is one (not a word-processor file name), else the stem."""
+    t = " ".join((meta_title or "").split())
+    if len(t.split()) >= 2 and not re.match(r"(?i)^(microsoft|untitled|document\d*\b)", t) \
+            and not re.search(r"(?i)\.(docx?|pdf|indd|rtf)\b", t):
+        return t
+    return " ".join(stem.replace("_", " ").split())
+
+
+def label_of(rel: str) -> str:
+    """A PDF's name in words, with the folder that names its source (``eu_gmp/chapter_5.pdf``
+    → ``eu gmp chapter 5``): what a question calls it, embedded and indexed with its chunks."""
+    parts = rel.split("/")
+    folder = parts[-2] if len(parts) > 1 and parts[-2].lower() not in ("others", "other") else ""
+    stem = parts[-1][:-4] if parts[-1].lower().endswith(".pdf") else parts[-1]
+    return " ".join(f"{folder} {stem}".replace("_", " ").split())
+
+
+def repair_ligatures(pages: list[str]) -> list[str]:
+    """``identiEed`` → ``identified``, ``oFce`` → ``office`` in a document where such words
+    are frequent (a font without its ligatures' Unicode mapping)."""
+    hits = sum(len(_LIGATURE.findall(p)) for p in pages)
+    if hits < _LIGATURE_MIN:
+        return pages
+    return [_LIGATURE.sub(lambda m: "fi" if m.group(1) == "E" else "ffi", p) for p in pages]
+
+
+def _label(raw: str | None, index: int) -> int:
+    """The page number: the PDF's numeric page label, else the 1-based page index."""
+    text = (raw or "").strip()
+    return int(text) if text.isdigit() and 0 < int(text) < 1_000_000 else index + 1
+
+
+def _sidecar(ref: FileRef) -> dict[str, Any] | LoadFailure:
+    path = ref.source + SIDECAR
+    if not os.path.isfile(path):
+        return {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read(1 << 20)
+        block, _, closing = split_front_matter(unify_newlines(text))
+        if block is None:
+            return {}
+        front = interpret_front_matter(parse_front_matter(block, closing))
+    except (OSError, UnicodeDecodeError) as exc:
+        return LoadFailure(path, f"cannot read the sidecar: {exc}", "unreadable")
+    except FrontMatterError as exc:
+        return LoadFailure(path, exc.reason, exc.code)
+    meta = dict(front.metadata)
+    if front.title:
+        meta["title"] = front.title
+    return meta
+
+
+def extract_pages(path: str) -> tuple[list[str], list[int], str | None]:
+    """(page texts, page numbers, the PDF's title) of a PDF; raises on a bad file."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(path)
+    try:
+        texts: list[str] = []
+        labels: list[int] = []
+        for i in range(len(pdf)):
+            page = pdf[i]
+            try:
+                textpage = page.get_textpage()
+                try:
+                    texts.append(textpage.get_text_bounded())
+                finally:
+                    textpage.close()
+            finally:
+                page.close()
+            try:
+                labels.append(_label(pdf.get_page_label(i), i))
+            except Exception:  # noqa: BLE001 - a broken label table: count pages instead
+                labels.append(i + 1)
+        try:
+            title = pdf.get_metadata_value("Title")
+        except Exception:  # noqa: BLE001
+            title = None
+        return texts, labels, title
+    finally:
+        pdf.close()
+
+
+def _why(exc: Exception) -> tuple[str, str]:
+    text = str(exc)
+    if "password" in text.lower() or "security" in text.lower():
+        return "encrypted PDF (password protected); decrypt it first", "encrypted"
+    if "PDFium: Success" in text:   # PDFium loads no document without a page tree
+        return "not a readable PDF (no pages, or a broken page tree)", "corrupt"
+    return f"not a readable PDF ({text or type(exc).__name__})", "corrupt"
+
+
+def load_pdf(ref: FileRef, options: LoadOptions) -> Iterator[Document | LoadFailure]:
+    """One PDF file as a document of its pages (see the module doc)."""
+    try:
+        size = os.stat(ref.source).st_size
+    except OSError as exc:
+        yield LoadFailure(ref.source, f"cannot read: {exc.strerror or exc}", "unreadable")
+        return
+    if size > options.max_document_bytes:
+        yield LoadFailure(ref.source, too_large_reason(size, options.max_document_bytes),
+                          "too_large")
+        return
+    try:
+        raw, labels, meta_title = extract_pages(ref.source)
+    except ImportError:
+        yield LoadFailure(ref.source, "reading PDFs needs pypdfium2 (pip install pypdfium2)",
+                          "unsupported")
+        return
+    except Exception as exc:  # noqa: BLE001 - pdfium's errors for bad files
+        reason, code = _why(exc)
+        yield LoadFailure(ref.source, reason, code)
+        return
+    if not raw:
+        yield LoadFailure(ref.source, "PDF has no pages", "empty")
+        return
+    pages = repair_ligatures([normalize_text(p.translate(_GLYPHS)) for p in raw])
+    if not any(p.strip() for p in pages):
+        yield LoadFailure(ref.source, f"no text layer on any of its {len(pages)} pages "
+                          "(an image-only scan? run OCR first)", "no_text")
+        return
+    side = _sidecar(ref)
+    if isinstance(side, LoadFailure):
+        yield side
+        return
+    name = ref.name
+    stem = name[:-4] if name.lower().endswith(".pdf") else name
+    metadata: dict[str, Any] = {"pdf": name, "authority": authority_of(ref.rel),
+                                "label": label_of(ref.rel), "pages": len(pages),
+                                "page_labels": labels}
+    metadata.update(side)
+    title = str(metadata.pop("title", "") or _title(meta_title, stem))
+    yield Document(doc_id=ref.rel, text="\f".join(pages), title=title, source=ref.source,
+                   format="pdf", metadata=metadata)
+
+
+def load_sidecar(ref: FileRef, options: LoadOptions) -> Iterator[Document | LoadFailure]:
+    """``NAME.pdf.md`` is metadata of ``NAME.pdf``, read by :func:`load_pdf`, not a document."""
+    return iter(())

@@ -1,0 +1,192 @@
+"""The evidence an answer starts from: retrieval run for a query's variants and scope,
+merged, held to a similarity threshold (with a gated fallback), diversified by MMR.
+
+Generic: every rule is a setting of the profile (``[retrieval]``, ``[scope]``), none is
+written here.
+
+* **Query expansion** (``retrieval.expansions``: phrase → terms): retrieval always runs
+  for the query as asked; for each phrase the query contains, also for the query with
+  the terms it lacks appended. Results are merged by chunk (a chunk's ``(pdf, page,
+  chunk_id)`` is one chunk) keeping the best score and the best cosine.
+* **Scope** (``scope.values``: name → values of ``scope.field``): retrieval filtered to
+  chunks whose field holds one of the scope's values (one search per value, merged);
+  an empty list is no filter.
+* **Threshold** (with ``retrieval.threshold_answers``: ``retrieval.min_relevance`` on
+  ``retrieval.relevance``): the chunks at or over it pass. When none does (``fallback.only_if_empty``; else also when fewer than
+  ``k`` do), the **fallback** (``fallback.min_relevance``, 0: none) is tried: it is
+  accepted only when the best chunk reaches it and the best chunk's ``fallback.match_field``
+  (a file name) matches the query's keywords or a doc hint of the query
+  (``fallback.hints``: phrase → name fragments); then the chunks at or over it pass and
+  ``fallback_used`` is set.
+* **Rerank** (``retrieval.rerank``: a registered reranker, ``rerank_depth``,
+  ``rerank_tokens``, ``rerank_context``): the best passing chunks re-scored by the model
+  (reading each chunk's context line too), best first.
+* **MMR** (``retrieval.mmr``, ``mmr_lambda``): the ``k`` passing chunks picked for
+  relevance (the reranker's score, else the retrieval score) and diversity; otherwise
+  the ``k`` best.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from ..analysis import analyze
+from ..collection import Collection
+from ..errors import UsageError
+from ..types import Candidate, Plan
+from .mmr import mmr
+from .rerank import rerank
+from .retrieve import retrieve
+from .threshold import relevance as relevance_of
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """What retrieval gathered for an answer."""
+
+    candidates: tuple[Candidate, ...]      # passing, at most k, best (or MMR) first
+    pool: tuple[Candidate, ...]            # everything retrieved, merged, best first
+    variants: tuple[str, ...]              # the query and its expansions, as searched
+    fallback_used: bool = False
+    threshold: float = 0.0                 # the threshold the passing chunks met
+    notes: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _phrase(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def expand(query: str, rules: Mapping[str, Sequence[str]]) -> list[str]:
+    """The query, then one variant per rule whose phrase it contains (the rule's terms it
+    lacks appended), without repeats."""
+    out = [query]
+    said = f" {_phrase(query)} "
+    for when, terms in rules.items():
+        if f" {_phrase(when)} " not in said:
+            continue
+        missing = [t for t in terms if f" {_phrase(t)} " not in said]
+        if missing:
+            variant = " ".join([query.rstrip(), *missing])
+            if variant not in out:
+                out.append(variant)
+    return out
+
+
+def scope_values(scope: str | None, settings: Mapping[str, Any]) -> list[str]:
+    """The field values a scope admits ([] for no filter); UsageError for an unknown scope."""
+    if scope is None or scope == "":
+        scope = str(settings.get("default", "") or "")
+        if not scope:
+            return []
+    values = settings.get("values", {}) or {}
+    for name, admitted in values.items():
+        if name.lower() == str(scope).lower():
+            return list(admitted)
+    known = ", ".join(values) or "none (the profile defines no scopes)"
+    raise UsageError(f"unknown scope {scope!r}; known: {known}")
+
+
+def merge(lists: Sequence[Sequence[Candidate]]) -> list[Candidate]:
+    """Candidates of several searches, one per chunk, keeping the best score and the best
+    cosine; passages a citation scheme pinned first (as each search placed them), then
+    best score first, ties by (doc_id, chunk_index). One search is returned as it ranked."""
+    if len(lists) == 1:
+        return list(lists[0])
+    best: dict[tuple[str, int], Candidate] = {}
+    for lst in lists:
+        for c in lst:
+            old = best.get(c.key)
+            if old is None:
+                best[c.key] = c
+                continue
+            top = c if c.score > old.score else old
+            cosines = [v for v in (old.vector_score, c.vector_score) if v is not None]
+            best[c.key] = top.evolve(vector_score=max(cosines) if cosines else None)
+    ranked = sorted(best.values(),
+                    key=lambda c: (not c.pinned, -c.score, c.doc_id, c.chunk_index))
+    return [c.evolve(rank=i) for i, c in enumerate(ranked, start=1)]
+
+
+def _name_terms(name: str) -> set[str]:
+    spaced = re.sub(r"([a-z])([A-Z0-9])|([0-9])([A-Za-z])", r"\1\3 \2\4", name)
+    return set(analyze(re.sub(r"[_\-.()]+", " ", spaced))) - {"pdf"}
+
+
+def name_matches(query: str, name: str, hints: Mapping[str, Sequence[str]],
+                 ignore: frozenset[str] = frozenset()) -> bool:
+    """Whether a file name matches the query's keywords (a content term of the query in
+    the name) or one of its doc hints (a hint phrase in the query, a fragment in the name)."""
+    said = f" {_phrase(query)} "
+    lowered = name.lower()
+    for phrase, fragments in hints.items():
+        if f" {_phrase(phrase)} " in said and any(f.lower() in lowered for f in fragments):
+            return True
+    terms = set(analyze(query)) - ignore
+    return bool(terms & _name_terms(name))
+
+
+def _field(c: Candidate, name: str) -> str:
+    if not name:
+        return ""
+    value = c.metadata.get(name)
+    if value is None and name in ("doc_id", "title"):
+        value = getattr(c, name)
+    return str(value) if value is not None else ""
+
+
+def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan,
+           scope: Mapping[str, Any] | None = None, scope_name: str | None = None,
+           ignore_terms: frozenset[str] = frozenset()) -> Gathered:
+    """Retrieve, merge, threshold (with the fallback) and select (see the module doc).
+
+    ``settings`` is the profile's ``[retrieval]``; ``plan`` the plan each search runs
+    (its ``k`` is the pool searched); ``scope`` the profile's ``[scope]``."""
+    k = int(settings["k"])
+    variants = expand(query, settings.get("expansions", {}) or {})
+    values = scope_values(scope_name, scope or {}) if scope else []
+    key = (scope or {}).get("field", "")
+    plans = ([Plan(**{**_plan_args(plan), "metadata": {**dict(plan.metadata), key: v}})
+              for v in values] if values and key else [plan])
+    lists = [retrieve(v, p, coll) for v in variants for p in plans]
+    pool = merge(lists)
+    kind = settings.get("relevance", "fused")
+    gated = bool(settings.get("threshold_answers", False))
+    minimum = float(settings.get("min_relevance", 0.0)) if gated else 0.0
+    passing = [c for c in pool if relevance_of(c, kind) >= minimum]
+    fallback_used = False
+    threshold = minimum
+    notes: dict[str, Any] = {"passed_min": len(passing)}
+    fb = settings.get("fallback", {}) or {}
+    fb_min = float(fb.get("min_relevance", 0.0))
+    wanted = not passing if fb.get("only_if_empty", True) else len(passing) < k
+    if gated and fb_min > 0 and wanted and pool:
+        top = max(pool, key=lambda c: (relevance_of(c, kind), -c.rank))
+        top_rel = relevance_of(top, kind)
+        matched = name_matches(query, _field(top, str(fb.get("match_field", ""))),
+                               fb.get("hints", {}) or {}, ignore_terms)
+        notes.update(fallback_attempted=True, fallback_top=round(top_rel, 4),
+                     fallback_name_match=matched)
+        if top_rel >= fb_min and matched:
+            extra = [c for c in pool if fb_min <= relevance_of(c, kind) < minimum]
+            passing = sorted(passing + extra, key=lambda c: c.rank)
+            fallback_used, threshold = True, fb_min
+    if settings.get("rerank") and passing:   # the best of the passing, re-scored first
+        depth = int(settings.get("rerank_depth", 20))
+        head = rerank(query, passing[:depth], model=str(settings["rerank"]),
+                      max_tokens=int(settings.get("rerank_tokens", 192)),
+                      with_context=bool(settings.get("rerank_context", False)))
+        passing = head + passing[depth:]
+    if settings.get("mmr"):
+        chosen = mmr(passing, k, float(settings.get("mmr_lambda", 0.6)))
+    else:
+        chosen = [c.evolve(rank=i) for i, c in enumerate(passing[:k], start=1)]
+    return Gathered(tuple(chosen), tuple(pool), tuple(variants), fallback_used, threshold,
+                    notes)
+
+
+def _plan_args(plan: Plan) -> dict[str, Any]:
+    return {"k": plan.k, "pool": plan.pool, "mode": plan.mode, "fusion": plan.fusion,
+            "rrf_k": plan.rrf_k, "weights": dict(plan.weights), "tags_any": plan.tags_any,
+            "tags_all": plan.tags_all, "metadata": dict(plan.metadata), "scheme": plan.scheme}

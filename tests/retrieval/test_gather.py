@@ -1,0 +1,47 @@
+"""The evidence an answer starts from: expansion, merge by chunk, scope, threshold with the
+gated fallback, MMR (settings as a profile holds them)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragd.errors import UsageError
+from ragd.retrieval.gather import expand, merge, name_matches, scope_values
+from ragd.types import Candidate
+
+
+def test_expansion_adds_a_variant_with_the_missing_terms():
+    rules = {"continuous processing": ["continuous manufacturing", "ICH Q13"]}
+    assert expand("What about continuous processing?", rules) == [
+        "What about continuous processing?",
+        "What about continuous processing? continuous manufacturing ICH Q13"]
+    assert expand("continuous processing under ICH Q13", rules) == [
+        "continuous processing under ICH Q13",
+        "continuous processing under ICH Q13 continuous manufacturing"]
+    assert expand("batch processing", rules) == ["batch processing"]
+
+
+def test_merge_keeps_one_per_chunk_with_the_best_score_and_cosine():
+    a = Candidate(doc_id="x.pdf", chunk_index=1, text="t", score=0.02, vector_score=0.5)
+    b = Candidate(doc_id="x.pdf", chunk_index=1, text="t", score=0.03, vector_score=0.4)
+    c = Candidate(doc_id="y.pdf", chunk_index=0, text="u", score=0.025)
+    merged = merge([[a, c], [b]])
+    assert [(m.doc_id, m.score, m.vector_score, m.rank) for m in merged] == [
+        ("x.pdf", 0.03, 0.5, 1), ("y.pdf", 0.025, None, 2)]
+
+
+def test_scopes_map_to_values_and_an_unknown_one_is_refused():
+    settings = {"field": "authority", "default": "MIXED",
+                "values": {"MIXED": [], "FDA": ["FDA"], "EMA": ["EMA"]}}
+    assert scope_values(None, settings) == []
+    assert scope_values("fda", settings) == ["FDA"]
+    with pytest.raises(UsageError, match="unknown scope 'NASA'; known: MIXED, FDA, EMA"):
+        scope_values("NASA", settings)
+
+
+def test_the_fallback_name_gate():
+    hints = {"electronic signature": ["Part-11"]}
+    assert name_matches("What is an electronic signature?", "21-CFR-Part-11.pdf", hints)
+    assert name_matches("What does ICH Q13 say?", "ICH_Q13_Step4_Guideline.pdf", {})
+    assert name_matches("annex 15 qualification", "2015-10_annex15.pdf", {})
+    assert not name_matches("How do I bake bread?", "Q9.pdf", hints)
