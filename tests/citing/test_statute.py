@@ -19,7 +19,7 @@ STATUTE = get_scheme("statute")
     ("section 498a", "Section 498A"), ("Indian Penal Code", "IPC"), ("I.P.C.", "IPC"),
     ("the Indian Penal Code, 1860", "IPC"), ("Code of Criminal Procedure", "CrPC"),
     ("Cr.P.C.", "CrPC"), ("Code of Civil Procedure", "CPC"), ("Indian Evidence Act", "IEA"),
-    ("Evidence Act", "IEA"), ("u/s 439 Cr.P.C.", "Section 439 CrPC"),
+    ("Evidence Act", "IEA"), ("u/s 439 Cr.P.C.", "Section 439 CrPC"), ("IPC, 1860, 1860", "IPC"),
 ])
 def test_normaliser_forms(text, normal):
     assert normalize_text(text) == normal

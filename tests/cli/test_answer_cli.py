@@ -53,7 +53,7 @@ def test_ask_json_is_the_documented_answer_shape(home):
     run = ragd("ask", "How long must audit logs be retained?", "--json", cwd=home)
     data = json.loads(run.stdout)
     assert set(data) == {"question", "profile", "status", "refusal_reason", "answer",
-                         "sentences", "confidence", "evidence", "trace"}
+                         "sentences", "confidence", "evidence", "facts", "trace"}
     assert data["status"] == "answered" and data["refusal_reason"] is None
     assert data["confidence"] in ("High", "Medium", "Low")
     ids = {e["chunk_id"] for e in data["evidence"]}

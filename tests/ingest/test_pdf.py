@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from support.pdfs import make_pdf
 
 from ragd.ingest.loaders import LoadOptions, iter_documents
 from ragd.ingest.pdf import _why, authority_of, repair_ligatures
-from support.pdfs import make_pdf
 
 
 def load(paths, **options):
@@ -88,3 +88,20 @@ def test_broken_ligatures_are_repaired_only_where_frequent():
     assert repair_ligatures(broken) == [
         "identified specifically modified certification confidential office"]
     assert repair_ligatures(["a word like iPhone or eBay"]) == ["a word like iPhone or eBay"]
+
+
+def test_a_pdf_bomb_is_reported_and_costs_the_process_no_memory(tmp_path):
+    import resource
+
+    from support.pdfs import pdf_bomb
+
+    (tmp_path / "bomb.pdf").write_bytes(pdf_bomb())
+    (tmp_path / "fine.pdf").write_bytes(make_pdf([["A page that reads well enough."]]))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    failures: list = []
+    docs = list(iter_documents([tmp_path], LoadOptions(), on_failure=failures.append))
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mb < 100, grown_mb   # PDFium read the bomb in a capped child process
+    assert [d.doc_id for d in docs] == ["fine.pdf"]
+    assert [(f.source, f.code) for f in failures] == [(str(tmp_path / "bomb.pdf"), "too_large")]
+    assert "decompression bomb" in failures[0].reason

@@ -11,16 +11,16 @@ import re
 import resource
 import tempfile
 import time
-import zlib
 from dataclasses import replace
 
 import httpx
 import pytest
+from service.svc import AUTH, KEY, LiveServer
+from support.pdfs import pdf_bomb
 
 from ragd.service.config import ServiceConfig, check_binding, is_loopback
 from ragd.service.http import key_matches
 from ragd.service.uploads import safe_name
-from service.svc import AUTH, KEY, LiveServer
 
 
 def test_every_v1_route_needs_the_key(live, client):
@@ -120,29 +120,6 @@ def test_a_document_over_the_size_limit_is_reported(engine):
         report = httpx.post(f"{server.url}/v1/ingest", files=files, headers=AUTH,
                             data={"collection": "limits"}, timeout=60).json()
     assert report["failed"] == 1 and "over the limit" in report["failures"][0]["reason"]
-
-
-def pdf_bomb(inflated: int = 200 * 1024 * 1024) -> bytes:
-    """A one-page PDF whose content stream inflates to ``inflated`` bytes."""
-    packed = zlib.compressobj(9)
-    block = b"0 0 m 1 1 l S\n" * 4096
-    stream = b"".join(packed.compress(block) for _ in range(inflated // len(block)))
-    stream += packed.flush()
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
-               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
-               b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream +
-               b"\nendstream"]
-    out, offsets = bytearray(b"%PDF-1.7\n"), []
-    for i, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1, xref)
-    return bytes(out)
 
 
 def test_a_pdf_bomb_and_a_gzip_bomb_do_no_harm(client):

@@ -2,9 +2,12 @@
 
 ``make_pdf(pages)``: one page per list of text lines (Helvetica, top to bottom), with
 optional page labels (``/PageLabels``, decimal from ``label_start``) and title.
+``pdf_bomb()``: one page whose content stream inflates to hundreds of megabytes.
 """
 
 from __future__ import annotations
+
+import zlib
 
 
 def _escape(text: str) -> str:
@@ -49,4 +52,27 @@ def make_pdf(pages: list[list[str]], *, label_start: int | None = None,
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
     out += b"trailer\n<< /Size %d /Root %d 0 R%s >>\nstartxref\n%d\n%%%%EOF\n" % (
         len(objects) + 1, catalog, b" /Info %d 0 R" % info if info else b"", xref)
+    return bytes(out)
+
+
+def pdf_bomb(inflated: int = 200 * 1024 * 1024) -> bytes:
+    """A one-page PDF whose content stream inflates to ``inflated`` bytes."""
+    packed = zlib.compressobj(9)
+    block = b"0 0 m 1 1 l S\n" * 4096
+    stream = b"".join(packed.compress(block) for _ in range(inflated // len(block)))
+    stream += packed.flush()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+               b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream +
+               b"\nendstream"]
+    out, offsets = bytearray(b"%PDF-1.7\n"), []
+    for i, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref)
     return bytes(out)

@@ -38,7 +38,7 @@ COURT_RANK = {"supreme court": 0, "high court": 1}
 _ALIAS_RE = re.compile(
     r"(?<![\w.])(?:the\s+)?(" + "|".join(sorted(
         (re.escape(a).replace(r"\ ", r"\s*") for names in _ALIASES.values() for a in names),
-        key=len, reverse=True)) + r")(?:,?\s*(?:of\s+)?(?:18|19)\d\d)?(?![\w])",
+        key=len, reverse=True)) + r")(?:,?\s*(?:of\s+)?(?:18|19)\d\d)*(?![\w])",
     re.IGNORECASE)
 _BY_ALIAS = {re.sub(r"[\s.]", "", a.lower()): abbr for abbr, names in _ALIASES.items()
              for a in names}

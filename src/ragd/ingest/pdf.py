@@ -13,7 +13,8 @@ of them in its YAML front matter (and ``ragd ingest --meta`` overrides both).
 
 Bad PDFs are reported and skipped, naming the file: encrypted (``encrypted``), corrupt or
 not a PDF (``corrupt``; PDFium opens no PDF without pages), no text layer on any page (``no_text``,
-an image-only scan), over the size limit (``too_large``).
+an image-only scan), over the size limit, or needing more than 1.5 GB or 5 minutes to read
+(``too_large``: each PDF is read in a child process with those caps, so a PDF bomb stops there).
 
 Some PDFs map the ``fi``/``ffi`` ligatures to ``E``/``F`` (``identiEed``); a document
 with many such words inside lowercase text has them repaired.
@@ -108,35 +109,46 @@ def _sidecar(ref: FileRef) -> dict[str, Any] | LoadFailure:
     return meta
 
 
-def extract_pages(path: str) -> tuple[list[str], list[int], str | None]:
-    """(page texts, page numbers, the PDF's title) of a PDF; raises on a bad file."""
-    import pypdfium2 as pdfium
+PDF_MEMORY_MB = 1536
+"""Address space a PDF may take while it is read (its own process): a bomb stops there."""
+PDF_SECONDS = 300.0
+"""Time a PDF may take to be read."""
 
-    pdf = pdfium.PdfDocument(path)
+
+class PdfTooComplex(Exception):
+    """A PDF that would not be read within the memory or time it is given."""
+
+
+def extract_pages(path: str, memory_mb: int = PDF_MEMORY_MB,
+                  seconds: float = PDF_SECONDS) -> tuple[list[str], list[int], str | None]:
+    """(page texts, page numbers, the PDF's title) of a PDF, read in a child process
+    capped at ``memory_mb`` and ``seconds`` (``pdf_worker.py``); raises on a bad file,
+    :class:`PdfTooComplex` past either cap, ImportError without pypdfium2."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    worker = Path(__file__).with_name("pdf_worker.py")
     try:
-        texts: list[str] = []
-        labels: list[int] = []
-        for i in range(len(pdf)):
-            page = pdf[i]
-            try:
-                textpage = page.get_textpage()
-                try:
-                    texts.append(textpage.get_text_bounded())
-                finally:
-                    textpage.close()
-            finally:
-                page.close()
-            try:
-                labels.append(_label(pdf.get_page_label(i), i))
-            except Exception:  # noqa: BLE001 - a broken label table: count pages instead
-                labels.append(i + 1)
-        try:
-            title = pdf.get_metadata_value("Title")
-        except Exception:  # noqa: BLE001
-            title = None
-        return texts, labels, title
-    finally:
-        pdf.close()
+        run = subprocess.run([sys.executable, "-I", str(worker), path, str(memory_mb)],
+                             capture_output=True, timeout=seconds, check=False)
+    except subprocess.TimeoutExpired:
+        raise PdfTooComplex(f"took over {seconds:.0f} s to read") from None
+    try:
+        result = json.loads(run.stdout or b"{}")
+    except ValueError:
+        result = {}
+    if "texts" not in result:
+        error = result.get("error")
+        if error == "import":
+            raise ImportError(result.get("detail", "pypdfium2"))
+        if error == "pdf":
+            raise ValueError(result.get("detail", ""))
+        # a MemoryError, or PDFium aborting when an allocation fails under the cap
+        raise PdfTooComplex(f"needs over {memory_mb} MB to read (a decompression bomb?)")
+    labels = [_label(raw, i) for i, raw in enumerate(result["labels"])]
+    return list(result["texts"]), labels, result["title"]
 
 
 def _why(exc: Exception) -> tuple[str, str]:
@@ -164,6 +176,9 @@ def load_pdf(ref: FileRef, options: LoadOptions) -> Iterator[Document | LoadFail
     except ImportError:
         yield LoadFailure(ref.source, "reading PDFs needs pypdfium2 (pip install pypdfium2)",
                           "unsupported")
+        return
+    except PdfTooComplex as exc:
+        yield LoadFailure(ref.source, f"PDF not read: it {exc}", "too_large")
         return
     except Exception as exc:  # noqa: BLE001 - pdfium's errors for bad files
         reason, code = _why(exc)
