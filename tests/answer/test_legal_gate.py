@@ -4,6 +4,7 @@ test each, and the CI gate on a fixed subset of bench/golden/legal_in_qa.jsonl."
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -154,3 +155,56 @@ def test_the_golden_gate(legal):
     assert m["correct_refusal"] >= 0.85
     assert m["answered"] >= 0.9
     assert m["expected_section"] >= 0.8
+
+
+def test_the_contract_phases_one_by_one(legal, tmp_path):
+    """R1-R4 through ragd.contracts.LegalPipeline: the contract's types and fields, built
+    by the same blocks the answers use."""
+    from ragd.contracts import ContextStatus, LegalPipeline, ValidationStatus
+
+    pipeline = LegalPipeline(legal, logs=tmp_path)
+    got = pipeline.retrieve("What is the punishment for cheating under Section 420 IPC?")
+    top = got[0]
+    assert (top.act, top.section, top.doc_type) == ("IPC", "420", "bare_act")
+    assert top.citation == "Section 420, IPC" and top.year == 1860
+    assert top.source == "fused" and top.bm25_score is not None and top.dense_score is not None
+    assert set(top.to_dict()) == {"chunk_id", "text", "act", "section", "doc_type", "citation",
+                                  "court", "year", "score", "source", "bm25_score",
+                                  "dense_score"}
+    checked = pipeline.validate("What is the punishment for cheating under Section 420 IPC?",
+                                got)
+    assert checked.status is ValidationStatus.PASS and checked.refusal_reason is None
+    assert {(c.act, c.section) for c in checked.accepted_chunks} == {("IPC", "420")}
+    assert all(why for _, why in checked.rejected_chunks)
+    context = pipeline.assemble("Section 420 IPC", checked.accepted_chunks)
+    assert context.status is ContextStatus.ASSEMBLED and context.refusal_reason is None
+    assert context.context_text.startswith("EVIDENCE_START")
+    assert "[1] (IPC, Section 420, 1860)" in context.context_text
+    assert 0 < context.token_count <= 2500 and context.used_chunks
+    assert (tmp_path / "rag_validation.jsonl").exists()
+    assert (tmp_path / "rag_context.jsonl").exists()
+
+    missing = pipeline.retrieve("What does Section 9999 IPC say?")
+    refused = pipeline.validate("What does Section 9999 IPC say?", missing)
+    assert refused.status is ValidationStatus.REFUSE
+    assert refused.refusal_reason in {"section_mismatch", "insufficient_evidence",
+                                      "no_valid_chunks"}
+    assert refused.refusal_message and refused.to_dict()["status"] == "refuse"
+    empty = pipeline.assemble("Section 420 IPC", [])
+    assert (empty.status, empty.refusal_reason) == (ContextStatus.REFUSE, "no_valid_evidence")
+
+
+def test_the_manifest_lists_every_chunk(legal, tmp_path):
+    from ragd.cli import main
+
+    index = tmp_path / "index.json"
+    store = str(legal.store.url)
+    code = main(["export", "--manifest", str(index), "--store", store, "--collection", "legal"])
+    assert code == 0
+    data = json.loads(index.read_text())
+    assert data["version"] == 1 and data["updated_at"]
+    assert data["chunk_count"] == len(data["chunks"]) == legal.store.stats("legal")["chunks"]
+    row = next(r for r in data["chunks"].values() if (r["act"], r["section"]) == ("IPC", "420"))
+    assert set(row) == {"chunk_id", "doc_id", "act", "section", "doc_type", "year"}
+    assert row["doc_type"] == "bare_act" and row["year"] == 1860
+    assert all(cid == r["chunk_id"] and len(cid) == 16 for cid, r in data["chunks"].items())

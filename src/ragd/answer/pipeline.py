@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 from ..analysis import analyze
 from ..collection import Collection
 from ..errors import InvalidQueryError, ProfileMismatchError
-from ..evidence import FORMATS, Context, assemble, order, run_validators
+from ..evidence import stages
 from ..profiles import Profile, load_profile
 from ..retrieval.gather import gather
 from ..retrieval.query import validate_query
@@ -146,8 +146,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     pool, candidates = list(gathered.pool), list(gathered.candidates)
     clock.lap("retrieve")
     kind = ev_cfg["relevance"]
-    context = Context(ev_cfg, prof.scheme, lambda c: relevance_of(c, kind), tuple(pool))
-    outcome = run_validators(ev_cfg["validators"], q, candidates, context)
+    outcome = stages.validate(q, candidates, pool, prof)
     rejected = [Rejection(c.doc_id, c.chunk_id, reason, stage)
                 for c, reason, stage in outcome.rejected]
     clock.lap("validate")
@@ -165,33 +164,17 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
                                                     timings_ms=clock.done(), **trace, **extra),
                       context_text, tuple(phase_a))
 
-    _log(logs, ev_cfg["log"], {"query": q, "total_retrieved": len(candidates),
-                               "accepted_count": len(outcome.accepted),
-                               "rejected_count": len(outcome.rejected),
-                               "status": "refuse" if outcome.refusal else "pass",
-                               "refusal_reason": names.get(outcome.refusal, outcome.refusal)})
+    stages.append_log(logs, ev_cfg["log"],
+                      stages.validation_record(q, len(candidates), outcome, names))
     if not candidates and pool:   # retrieved, but nothing passed the similarity threshold
         return refuse("low_relevance")
     if outcome.refusal:
         return refuse(outcome.refusal)
-    ordered = order(q, outcome.accepted, ctx_cfg["order"], prof.scheme)
-    fields = lambda c: prof.scheme.fields(c, c.title)  # noqa: E731
-    assembled = assemble(ordered, max_tokens=int(ctx_cfg["max_tokens"]),
-                         max_chunks=int(ctx_cfg["max_chunks"]),
-                         required=tuple(ctx_cfg["required_fields"]), fields=fields,
-                         min_chunks=int(ctx_cfg["min_chunks"]))
+    built = stages.build_context(q, outcome.accepted, prof)
+    assembled, context_text = built.assembled, built.text
     rejected += [Rejection(c.doc_id, c.chunk_id, reason, "context")
                  for c, reason in assembled.dropped]
-    if assembled.used:
-        context_text = FORMATS.get(ctx_cfg["format"])(
-            assembled.used, assembled.texts, fields, lambda c: prof.scheme.cite(c, c.title))
-    _log(logs, ctx_cfg["log"], {"query": q, "input_chunk_count": len(ordered),
-                                "used_chunk_count": len(assembled.used),
-                                "dropped_chunk_count": len(assembled.dropped),
-                                "token_count": assembled.tokens,
-                                "status": "refuse" if assembled.refusal else "assembled",
-                                "refusal_reason": names.get(assembled.refusal,
-                                                            assembled.refusal)})
+    stages.append_log(logs, ctx_cfg["log"], stages.context_record(q, built, {}))  # R4 names
     clock.lap("assemble")
     if assembled.refusal:
         return refuse(assembled.refusal)
@@ -277,19 +260,6 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     return Answer(q, prof.name, ANSWERED, text, None, tuple(sentences), confidence,
                   used_evidence, Trace(rejected=tuple(rejected), timings_ms=clock.done(),
                                        **trace), context_text, tuple(phase_a))
-
-
-def _log(folder: Path | None, name: str, record: dict[str, Any]) -> None:
-    """Append ``record`` (stamped) to ``folder/name`` when the profile names a log."""
-    if not name or folder is None:
-        return
-    import json
-    from datetime import datetime, timezone
-
-    folder.mkdir(parents=True, exist_ok=True)
-    stamped = {"timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"), **record}
-    with open(folder / name, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(stamped, ensure_ascii=False) + "\n")
 
 
 __all__ = ["REASONS", "answer", "Dropped"]

@@ -135,6 +135,28 @@ def cmd_store_init(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    """The collection's chunk manifest (R1's index.json under legal-in) to a file or stdout."""
+    import json
+
+    from ..ingest.manifest import manifest
+
+    coll = existing_collection(settings_of(args))
+    try:
+        data = manifest(coll)
+    finally:
+        coll.close()
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if args.manifest == "-":
+        out.file.write(text)
+        return 0
+    with open(args.manifest, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    out.print(f"{data['chunk_count']} chunks of collection {coll.name!r} "
+              f"(profile {coll.profile.name!r}) written to {escape(args.manifest)}")
+    return 0
+
+
 def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("stats", parents=[common], help="what the store holds")
     p.add_argument("--json", action="store_true")
@@ -149,6 +171,13 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("doc_id")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("export", parents=[common],
+                       help="write the collection's chunk manifest (chunk_id, doc_id and the "
+                            "profile's manifest_fields per chunk)")
+    p.add_argument("--manifest", required=True, metavar="FILE",
+                   help="where to write it (index.json; '-' for stdout)")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("delete", parents=[common], help="remove a document and its chunks")
     p.add_argument("doc_id")

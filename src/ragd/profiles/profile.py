@@ -218,6 +218,8 @@ SCHEMA: dict[str, Any] = {
     "output": {
         "search": S.Key(S.choice("results", "rag-context"), "what search prints"),
         "ingest": S.Key(S.choice("report", "ingestion-result"), "what ingest prints"),
+        "manifest_fields": S.Key(S.list_of(S.string(True)),
+                                 "chunk metadata in `ragd export --manifest`"),
     },
 }
 
