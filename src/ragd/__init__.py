@@ -13,6 +13,8 @@ _logging.getLogger("ragd").addHandler(_logging.NullHandler())
 from .answer import Answer, answer
 from .chunking import chunk
 from .collection import Collection, open_collection
+from .contracts import (DocumentChunk, IngestionResult, LegalPipeline, RAGContext, RAGPipeline,
+                        RetrieveRequest, RuleDocument)
 from .embedding import Embedder, make_embedder
 from .errors import (ConfigError, DocumentTooLargeError, EmbedderError, EmbeddingFailureError,
                      EmbedModelMismatchError, InvalidDocumentError, InvalidQueryError,
@@ -27,7 +29,8 @@ from .stores import Store, open_store
 from .types import Candidate, Chunk, ChunkPolicy, Document, Filters, Plan, Segment
 
 __all__ = [
-    "Answer", "Candidate", "Chunk", "ChunkPolicy", "Collection", "ConfigError", "Document",
+    "Answer", "Candidate", "DocumentChunk", "IngestionResult", "LegalPipeline", "RAGContext",
+    "RAGPipeline", "RetrieveRequest", "RuleDocument", "Chunk", "ChunkPolicy", "Collection", "ConfigError", "Document",
     "DocumentTooLargeError", "EmbedModelMismatchError", "Embedder", "EmbedderError",
     "EmbeddingFailureError", "Filters", "IngestReport", "InvalidDocumentError",
     "InvalidQueryError", "Plan", "Profile", "ProfileMismatchError", "RagdError",

@@ -1,6 +1,6 @@
 """Citation by section: a query that names a section ranks that section's chunks first.
 
-A user who types "15 CFR 740.9" or "§ 744.21" wants that section, whatever
+A user who names a section ("Section 420", "§ 12.3") wants that section, whatever
 the embedding thinks. The plan's citation scheme (a registered name) parses the
 section references from the query, the store is asked for chunks whose
 ``section_id`` is exactly one of them, and those come first, in the order the
