@@ -36,7 +36,7 @@ REASONS = (
     "invalid_query",          # empty, or over the length limit
     "low_relevance",          # the best retrieved passage is under the profile's floor
     "section_mismatch",       # the question names a section the store does not hold
-    "scope_mismatch",         # the question names a scope (an act) no passage belongs to
+    "scope_mismatch",         # the question names a scope (an act, a part) no passage is of
     "repealed_law",           # every passage left is repealed, invalid or superseded
     "insufficient_evidence",  # fewer passages than the profile needs
     "no_valid_evidence",      # every passage was rejected
