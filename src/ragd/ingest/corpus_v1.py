@@ -46,8 +46,9 @@ def declares_corpus_file(path: str | Path) -> bool:
     return name.endswith((".jsonl", ".jsonl.gz")) and declares_corpus(first_line(str(path)))
 
 
-def record_to_document(record: dict[str, Any], source: str) -> Document:
-    """One valid corpus record as a one-chunk document."""
+def corpus_document(record: dict[str, Any], source: str) -> Document:
+    """One valid retrieval-corpus.v1 record as a one-chunk document (a JSONL record of the
+    plain loader is :func:`ragd.ingest.jsonl.record_to_document`)."""
     metadata = {k: v for k, v in record.items() if k not in _COLUMNS}
     return Document(doc_id=record["doc_id"], text=record["text"], title=record.get("title") or "",
                     source=source, format="prechunked", metadata=metadata,
@@ -65,7 +66,7 @@ def load_corpus(ref: FileRef, options: LoadOptions) -> Iterator[Document | LoadF
                           "corpus")
         return
     for line_no, record in read_corpus(ref.source):
-        yield record_to_document(record, f"{ref.source}:{line_no}")
+        yield corpus_document(record, f"{ref.source}:{line_no}")
 
 
 def natural_key(doc_id: str) -> tuple:

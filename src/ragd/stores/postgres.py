@@ -248,10 +248,8 @@ class PostgresStore(PgWrites):
                     conn.execute(ddl)
         coll = self._info(row)
         info = coll.info
-        if (info.embed_model, info.embed_dims) != (embed_model, int(embed_dims)):
-            raise EmbedModelMismatchError(
-                f"collection {name!r} is bound to embedding model {info.embed_model} "
-                f"({info.embed_dims} dims), not {embed_model} ({embed_dims} dims)")
+        EmbedModelMismatchError.check(name, (info.embed_model, info.embed_dims),
+                                      (embed_model, embed_dims))
         with self._lock:
             self._colls[name] = coll
         return info
