@@ -74,13 +74,13 @@ def natural_key(doc_id: str) -> tuple:
     return tuple(int(p) if p.isdigit() else p for p in _NUMBER.split(doc_id))
 
 
-def collection_records(store: Collection) -> Iterator[dict[str, Any]]:
+def collection_records(coll: Collection) -> Iterator[dict[str, Any]]:
     """The collection's documents as corpus records, in natural doc_id order."""
-    titles = {d.doc_id: d.title for d in store.store.list_documents(store.name)}
-    chunks = sorted(store.store.iter_chunks(store.name), key=lambda cv: natural_key(cv[0].doc_id))
+    titles = {d.doc_id: d.title for d in coll.store.list_documents(coll.name)}
+    chunks = sorted(coll.store.iter_chunks(coll.name), key=lambda cv: natural_key(cv[0].doc_id))
     for chunk, _ in chunks:
         if chunk.chunk_index != 0 or chunk.section_id is None or chunk.kind == "chunk":
-            raise UsageError(f"collection {store.name!r} does not hold a retrieval corpus: "
+            raise UsageError(f"collection {coll.name!r} does not hold a retrieval corpus: "
                              f"document {chunk.doc_id!r} chunk {chunk.chunk_index} was chunked "
                              "from a plain document")
         record: dict[str, Any] = {"doc_id": chunk.doc_id, "section_id": chunk.section_id,
@@ -93,6 +93,6 @@ def collection_records(store: Collection) -> Iterator[dict[str, Any]]:
         yield record
 
 
-def export_corpus(store: Collection, out: str | Path) -> int:
+def export_corpus(coll: Collection, out: str | Path) -> int:
     """Write the collection as a retrieval-corpus.v1 file; returns the number of records."""
-    return write_corpus(collection_records(store), Path(out))
+    return write_corpus(collection_records(coll), Path(out))
