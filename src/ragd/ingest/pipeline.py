@@ -27,6 +27,7 @@ from ..collection import Collection
 from ..errors import EmbedderError, EmbeddingFailureError, InvalidDocumentError
 from ..ids import canonical_json, sha256_hex
 from ..stores import DocumentRecord
+from ..stores.rows import check_chunks, check_document, check_text
 from ..types import Chunk, ChunkPolicy, Document
 from .base import LoadFailure, Origin
 from .identity import Identities
@@ -156,6 +157,12 @@ def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], coll: Collec
 
     for doc, origin in items:
         files.start(origin)
+        try:  # an id no store holds is not even looked up
+            check_text(f"document {doc.doc_id!r}", "doc_id", doc.doc_id)
+        except InvalidDocumentError as exc:
+            report.add_failure(LoadFailure(doc.source or doc.doc_id, exc.reason, "invalid"))
+            progress()
+            continue
         resolved = identities.resolve(doc, origin)
         if isinstance(resolved, LoadFailure):
             report.add_failure(resolved)
@@ -186,6 +193,13 @@ def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], coll: Collec
         record = DocumentRecord(doc_id=doc.doc_id, content_hash=digest, title=doc.title,
                                 source=doc.source, metadata=dict(doc.metadata),
                                 source_path=origin.path if origin else "")
+        try:  # what no store holds (a NUL in an id or metadata): refused here, on any backend
+            check_document(record)
+            check_chunks(chunks)
+        except InvalidDocumentError as exc:
+            report.add_failure(LoadFailure(doc.source or doc.doc_id, exc.reason, "invalid"))
+            progress()
+            continue
         if len(chunks) > batch_chunks:  # a large document: in batches, swapped in at once
             flush()
             del doc

@@ -25,7 +25,7 @@ from ..types import Chunk
 from . import pg_copy
 from . import postgres_sql as Q
 from .base import DocumentRecord, checked_embeddings
-from .pg_copy import check_chunks, check_document
+from .rows import check_chunks, check_document
 from .pg_tsvector import TsVector, TsVectorTooLarge, tsvectors
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class PgWrites:
     def _checked(self, coll: _Coll, record: DocumentRecord, chunks: Sequence[Chunk],
                  embeddings: np.ndarray) -> np.ndarray:
         """The embeddings as float32 rows, after the document's checks that precede any
-        write (the chunks' own are :func:`~pg_copy.check_chunks`)."""
+        write (the chunks' own are :func:`~ragd.stores.rows.check_chunks`)."""
         vectors = checked_embeddings(record, chunks, embeddings, coll.info.embed_dims)
         if not np.isfinite(vectors).all():
             raise UsageError(f"document {record.doc_id!r}: embeddings contain NaN or infinity")
