@@ -618,7 +618,7 @@ def test_register_loader_adds_a_format(tmp_path, monkeypatch):
     def load_csv(ref, options):
         yield Document(doc_id=ref.rel, text=Path(ref.source).read_text(), format="text")
 
-    monkeypatch.setattr(loaders, "_LOADERS", dict(loaders._LOADERS))
+    monkeypatch.setattr(loaders.LOADERS, "_items", dict(loaders.LOADERS._items))
     write(tmp_path / "t.csv", "a,b")
     docs, [failure] = load([tmp_path])
     assert docs == [] and failure.code == "unsupported"
