@@ -7,6 +7,9 @@ and without it (``--no-index``: a bulk load before one index build); each path t
 times, alternating; the md5 of the stored rows shows both store the same thing.
 
     .venv/bin/python bench/pg_write_paths.py [N] [--no-index]
+
+It needs ``ragd.stores.pg_copy``, removed once this measured both paths alike: run it at
+commit 0289008 (results: ``bench/results/pg_write_paths*.json``).
 """
 import sys
 import time

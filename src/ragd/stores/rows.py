@@ -127,7 +127,7 @@ def check_document(record: DocumentRecord) -> None:
 def check_chunks(chunks: Sequence[Chunk], metadata: bool = True) -> None:
     """:func:`check_chunk` for many chunks: one scan of all their text and integers, and
     the chunk-by-chunk checks only to name what failed. ``metadata=False`` leaves the
-    metadata to :func:`ragd.stores.pg_copy.chunk_rows`, which encodes it with the same checks."""
+    metadata to a caller that checks it as it encodes it."""
     try:
         strings = "".join([s for c in chunks for s in (
             c.doc_id, c.chunk_id, c.kind, c.context, c.text, *c.tags,

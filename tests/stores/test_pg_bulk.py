@@ -1,9 +1,8 @@
-"""Binary COPY rows for the chunk tables: their layout, and
-that a real server stores every field exactly as the row-by-row path does."""
+"""The bulk write path (one binary COPY through psycopg's write_row): a real server stores
+every field exactly as the row-by-row path does, a bad chunk is named and nothing is stored,
+a closed store refuses."""
 
 from __future__ import annotations
-
-import struct
 
 import numpy as np
 import pytest
@@ -13,25 +12,8 @@ from ragd.stores import DocumentRecord
 from ragd.types import Chunk
 
 psycopg = pytest.importorskip("psycopg")
-from ragd.stores import pg_copy  # noqa: E402
-from ragd.stores.pg_tsvector import tsvectors  # noqa: E402
 from ragd.stores.postgres import PostgresStore  # noqa: E402
 from ragd.stores.postgres_sql import WRITE_COLUMNS  # noqa: E402
-
-
-def fields(data: bytes) -> list[list[bytes | None]]:
-    """COPY rows as lists of raw field values (None for NULL)."""
-    rows, offset = [], 0
-    while offset < len(data):
-        (count,), offset = struct.unpack_from(">h", data, offset), offset + 2
-        row = []
-        for _ in range(count):
-            (size,), offset = struct.unpack_from(">i", data, offset), offset + 4
-            row.append(None if size == -1 else data[offset:offset + size])
-            offset += max(size, 0)
-        rows.append(row)
-    assert offset == len(data)
-    return rows
 
 
 FULL = Chunk(doc_id="d-ü", chunk_index=7, text="Export of «items» — 5 %", chunk_id="d-ü#7",
@@ -41,30 +23,6 @@ FULL = Chunk(doc_id="d-ü", chunk_index=7, text="Export of «items» — 5 %", c
              tokens=12, start_offset=3, end_offset=40, section_id="744.21",
              parent_id="744", kind="section", page=2)
 BARE = Chunk(doc_id="d-ü", chunk_index=8, text="second")
-
-
-def test_rows_have_the_binary_copy_layout():
-    vectors = np.array([[0.5, -1.25, 3.0], [1.0, 0.0, -0.0]], dtype=np.float32)
-    lexical = tsvectors([FULL.search_text, BARE.search_text])
-    rows = fields(pg_copy.chunk_rows(42, [FULL, BARE], vectors, lexical))
-    assert [len(r) for r in rows] == [len(WRITE_COLUMNS)] * 2 == [pg_copy.FIELDS] * 2
-    full, bare = (dict(zip(WRITE_COLUMNS, r)) for r in rows)
-    assert struct.unpack(">i", full["collection_id"]) == (42,)
-    assert full["doc_id"] == "d-ü".encode() and full["text"] == FULL.text.encode()
-    assert struct.unpack(">i", full["chunk_index"]) == (7,)
-    assert struct.unpack(">i", full["page"]) == (2,)
-    assert bare["section_id"] is bare["parent_id"] is bare["page"] is bare["start_offset"] is None
-    assert bare["tags"] == struct.pack(">iii", 0, 0, 25)            # an empty text[]
-    assert bare["metadata"] == b"\x01{}"                             # jsonb version 1
-    assert full["metadata"][:1] == b"\x01"
-    ndim, _, oid, size, lower = struct.unpack_from(">iiiii", full["tags"])
-    assert (ndim, oid, size, lower) == (1, 25, 2, 1)
-    dims, unused = struct.unpack_from(">HH", full["embedding"])
-    assert (dims, unused) == (3, 0)
-    assert np.array_equal(np.frombuffer(full["embedding"][4:], ">f4"), vectors[0])
-    assert full["tsv"] == lexical[0]
-    with pytest.raises(ValueError):
-        pg_copy.chunk_rows(1, [FULL], vectors, lexical)
 
 
 def test_the_server_stores_every_field_as_the_row_by_row_path_does(pg_location):
@@ -127,5 +85,3 @@ def test_a_closed_store_refuses_bulk_writes(pg_location):
     with pytest.raises(StoreError):
         store.upsert_documents("c", [(DocumentRecord("d", "h"), [Chunk("d", 0, "x")],
                                       np.eye(3)[:1])])
-    with pytest.raises(StoreError):
-        store._encoder()
