@@ -23,6 +23,16 @@ DATA_DIR = Path(os.environ.get("RAGD_BENCH_DATA", BENCH_DIR.parent.parent / "sha
 SCIFACT = DATA_DIR / "scifact"
 
 
+def pgserver() -> Any:
+    """The throwaway local PostgreSQL of the test support code (``tests/support/pgserver.py``)."""
+    tests = str(BENCH_DIR.parent / "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    from support import pgserver as module
+
+    return module
+
+
 def _version(dist: str) -> str | None:
     try:
         return metadata.version(dist)

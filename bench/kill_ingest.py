@@ -27,7 +27,7 @@ sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(BENCH.parent / "tests"))
 sys.path.insert(0, str(BENCH.parent / "tests" / "ingest"))
 import crash_trial  # noqa: E402
-from _common import make_console, write_results  # noqa: E402
+from _common import make_console, pgserver, write_results  # noqa: E402
 
 
 def main() -> int:
@@ -41,9 +41,7 @@ def main() -> int:
     rng = random.Random(args.seed)
     local = None
     if args.postgres:
-        from ragd.stores import pgserver
-
-        local = pgserver.start(fast_unsafe=False)
+        local = pgserver().start(fast_unsafe=False)
     results = []
     started = time.perf_counter()
     try:

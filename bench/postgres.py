@@ -45,7 +45,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (RESULTS_DIR, SCIFACT, cpu_times, load_average, machine_info, make_console,  # noqa: E402
-                     median, percentile, steal_share, write_results)
+                     median, percentile, pgserver, steal_share, write_results)
 from rich.table import Table  # noqa: E402
 
 from ragd.chunking import chunk_document  # noqa: E402
@@ -150,9 +150,7 @@ def _server(dsn: str | None):
 
     stop = lambda: None  # noqa: E731
     if not dsn:
-        from ragd.stores import pgserver
-
-        local = pgserver.start(Path(CACHE / "pgdata"), keep_running=False)
+        local = pgserver().start(Path(CACHE / "pgdata"), keep_running=False)
         dsn, stop = local.dsn, local.stop
     with psycopg.connect(dsn) as conn:
         facts = {name: conn.execute("SELECT current_setting(%s)", (name,)).fetchone()[0]

@@ -24,13 +24,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ragd.collection import open_collection
-from ragd.embedding.onnx import MiniLMEmbedder
-from ragd.evaluation.beir import load_beir, write_subset
-from ragd.evaluation.cache import prepare_store
-from ragd.evaluation.embed_cache import CachedEmbedder, text_key
-from ragd.evaluation.runner import EvalConfig, run_mode
-from ragd.types import ChunkPolicy, Plan
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from ragd.collection import open_collection  # noqa: E402
+from ragd.embedding.onnx import MiniLMEmbedder  # noqa: E402
+from ragd.evaluation.beir import load_beir, write_subset  # noqa: E402
+from ragd.evaluation.cache import prepare_store  # noqa: E402
+from ragd.evaluation.runner import EvalConfig, run_mode  # noqa: E402
+from ragd.types import ChunkPolicy, Plan  # noqa: E402
+from support.embed_cache import CachedEmbedder, text_key  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
 FIXTURES = BENCH.parent / "tests" / "evaluation" / "fixtures"

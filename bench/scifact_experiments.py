@@ -33,13 +33,14 @@ BENCH = Path(__file__).resolve().parent
 CACHE = BENCH / ".cache"
 RESULTS = BENCH / "results"
 SCIFACT = BENCH.parent.parent / "shared" / "data" / "scifact"
+sys.path.insert(0, str(BENCH.parent / "tests"))  # support.embed_cache
 
 from ragd.chunking import chunk_document  # noqa: E402
 from ragd.embedding.onnx import MiniLMEmbedder  # noqa: E402
 from ragd.embedding.tokenizer import count_tokens  # noqa: E402
 from ragd.evaluation import metrics as M  # noqa: E402
 from ragd.evaluation.beir import load_beir  # noqa: E402
-from ragd.evaluation.embed_cache import CachedEmbedder  # noqa: E402
+from support.embed_cache import CachedEmbedder  # noqa: E402
 from ragd.ingest.loaders import LoadOptions, iter_documents  # noqa: E402
 from ragd.retrieval.fusion import fuse  # noqa: E402
 from ragd.text import STOPWORDS, query_terms  # noqa: E402
@@ -76,7 +77,7 @@ def cmd_embed(args: argparse.Namespace) -> None:
     emb = load_cache(args.policy)
     if args.from_store:  # reuse the vectors of a `ragd eval beir` store (same policy)
         from ragd.collection import open_collection
-        from ragd.evaluation.embed_cache import text_key
+        from support.embed_cache import text_key
 
         coll = open_collection(args.from_store, "beir")
         for chunk, vector in coll.store.iter_chunks("beir"):
@@ -259,7 +260,7 @@ def cmd_run(args: argparse.Namespace) -> None:
             emb = load_cache(pname)
             try:
                 vectors = np.stack([emb.vectors[k] for k in
-                                    (__import__("ragd.evaluation.embed_cache", fromlist=["x"])
+                                    (__import__("support.embed_cache", fromlist=["x"])
                                      .text_key(t) for t in texts)])
             except KeyError:
                 print(f"   (embeddings of policy {pname} incomplete: no dense runs)")

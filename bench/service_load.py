@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (load_average, machine_info, make_console, median, percentile,  # noqa: E402
+from _common import (load_average, machine_info, make_console, median, percentile, pgserver,  # noqa: E402
                      write_results)
 
 KEY = "bench-key-" + "b" * 24
@@ -160,9 +160,7 @@ def main() -> int:
             home = Path(tmp)
             local = None
             if backend == "postgres":
-                from ragd.stores import pgserver
-
-                local = pgserver.start(fast_unsafe=True)
+                local = pgserver().start(fast_unsafe=True)
                 store = local.dsn
             else:
                 store = str(home / "store")

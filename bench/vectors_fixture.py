@@ -4,7 +4,7 @@
 CI answers subsets of golden sets (tests/answer/test_*_gate.py) on whole corpora (the
 EAR corpus, the Indian acts). Embedding them costs minutes on 2 cores, so their vectors
 ship in tests/fixtures/<name>_vectors.npz (int8 with a scale each, keyed by the sha256
-of the text embedded, as ragd.evaluation.embed_cache.CachedEmbedder reads them); only
+of the text embedded, as tests/support/embed_cache.py's CachedEmbedder reads them); only
 the questions are embedded live. Regenerate after changing the embedder, the chunker or
 what is embedded:
 
@@ -15,11 +15,13 @@ what is embedded:
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from ragd.collection import open_collection
-from ragd.embedding.onnx import MiniLMEmbedder
-from ragd.evaluation.embed_cache import CachedEmbedder, text_key
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from ragd.collection import open_collection  # noqa: E402
+from ragd.embedding.onnx import MiniLMEmbedder  # noqa: E402
+from support.embed_cache import CachedEmbedder, text_key  # noqa: E402
 
 
 

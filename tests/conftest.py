@@ -39,7 +39,7 @@ def pg_dsn() -> str:
         yield dsn
         return
     try:
-        from ragd.stores import pgserver
+        from support import pgserver
 
         local = pgserver.start(fast_unsafe=True)
     except Exception as exc:

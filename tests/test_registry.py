@@ -102,3 +102,43 @@ def test_a_profile_naming_an_unregistered_plugin_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="unknown fusion method 'max'"):
         FUSION.get("max")
     assert Plan(fusion="max").fusion == "max"  # a plan is data; retrieval looks the name up
+
+
+def test_embedders_loaders_and_stores_are_registries_too(tmp_path, toy):
+    """A toy embedder, a loader for ``.toy`` files and a ``toy://`` store scheme, registered
+    from outside, carry a whole ingest and search."""
+    from ragd.embedding import make_embedder, register_embedder
+    from ragd.embedding.base import EMBEDDERS
+    from ragd.ingest.loaders import LOADERS, register_loader, supported_suffixes
+    from ragd.stores import STORES, SQLiteStore, open_store, register_store_scheme
+    from ragd.types import Document
+
+    def load_toy(ref, options):
+        for i, line in enumerate(open(ref.source, encoding="utf-8").read().splitlines()):
+            yield Document(doc_id=f"{ref.rel}#{i}", text=line, source=ref.source)
+
+    register_embedder("toy-outside", lambda: toy)
+    register_loader(".toy", load_toy)
+    register_store_scheme("toy", lambda url: SQLiteStore(tmp_path / url.split("://")[1]))
+    try:
+        assert "toy-outside" in EMBEDDERS and ".toy" in LOADERS and "toy" in STORES
+        assert ".toy" in supported_suffixes()
+        assert make_embedder("toy-outside") is toy
+        store = open_store("toy://s.sqlite")
+        assert isinstance(store, SQLiteStore) and (tmp_path / "s.sqlite").exists()
+        store.close()
+        (tmp_path / "docs").mkdir()
+        (tmp_path / "docs" / "a.toy").write_text("export licence rules\naudit logs retained\n")
+        coll = open_collection("toy://s.sqlite", "c", make_embedder("toy-outside"),
+                               create=True)
+        report = ingest([tmp_path / "docs"], coll)
+        assert report.new == 2
+        assert retrieve("audit logs", Plan(k=1), coll)[0].doc_id == "a.toy#1"
+        coll.close()
+    finally:
+        EMBEDDERS.unregister("toy-outside")
+        LOADERS.unregister(".toy")
+        STORES.unregister("toy")
+    with pytest.raises(ConfigError, match="unknown embedder 'toy-outside'"):
+        make_embedder("toy-outside")
+    assert ".toy" not in supported_suffixes()

@@ -48,10 +48,8 @@ class Collection:
 
 
 def _check_match(info: CollectionInfo, embedder: Embedder) -> None:
-    if (info.embed_model, info.embed_dims) != (embedder.name, embedder.dims):
-        raise EmbedModelMismatchError(
-            f"collection {info.name!r} is bound to embedding model {info.embed_model} "
-            f"({info.embed_dims} dims), not {embedder.name} ({embedder.dims} dims)")
+    EmbedModelMismatchError.check(info.name, (info.embed_model, info.embed_dims),
+                                  (embedder.name, embedder.dims))
 
 
 def recorded_profile(info: CollectionInfo) -> dict[str, str]:

@@ -20,6 +20,7 @@ from .types import ChunkPolicy
 
 CONFIG_FILENAME = "ragd.toml"
 DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
+"""The default limit on one document's bytes (settings and the loaders' own default)."""
 
 _ENV = {"RAGD_STORE": "store", "RAGD_COLLECTION": "collection", "RAGD_EMBEDDER": "embedder",
         "RAGD_PROFILE": "profile"}

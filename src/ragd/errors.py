@@ -58,6 +58,14 @@ class UnknownCollectionError(UsageError, LookupError):
 class EmbedModelMismatchError(UsageError):
     """A collection is bound to one embedding model and was opened with another."""
 
+    @classmethod
+    def check(cls, collection: str, bound: tuple[str, int], given: tuple[str, int]) -> None:
+        """Raise when the ``(model, dims)`` a collection is ``bound`` to are not those
+        ``given``, naming both (the one message of every store and of the collection)."""
+        if (bound[0], int(bound[1])) != (given[0], int(given[1])):
+            raise cls(f"collection {collection!r} is bound to embedding model {bound[0]} "
+                      f"({bound[1]} dims), not {given[0]} ({given[1]} dims)")
+
 
 class ProfileMismatchError(UsageError):
     """A collection was created with one profile and was opened with another."""

@@ -1,7 +1,8 @@
 """One registry for every plug-in kind: register by name, look up by name.
 
-Chunkers, citation schemes, fusion methods (and, as they arrive, validators,
-rerankers, ...) each have one :class:`Registry`. A new plug-in is a new module
+Embedders, loaders (by file suffix), stores (by URL scheme), chunkers, fusion
+methods, citation schemes, evidence validators, rerankers and context formats each
+have one :class:`Registry`. A new plug-in is a new module
 that calls ``register``; a profile names it; nothing else changes. Looking up
 an unknown name raises :class:`~ragd.errors.ConfigError` listing the known ones.
 """

@@ -15,7 +15,7 @@ import pytest
 
 from helpers import REPO, shared
 from ragd import ingest, open_collection
-from ragd.evaluation.embed_cache import CachedEmbedder
+from support.embed_cache import CachedEmbedder
 from ragd.evaluation.qa import load_golden, metrics, run_golden
 
 FIXTURE = REPO / "tests" / "fixtures" / "ear_vectors.npz"

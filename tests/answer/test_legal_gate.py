@@ -12,7 +12,7 @@ import pytest
 from helpers import REPO, shared
 from ragd import ingest, open_collection, retrieve
 from ragd.answer import answer
-from ragd.evaluation.embed_cache import CachedEmbedder
+from support.embed_cache import CachedEmbedder
 from ragd.evaluation.qa import load_golden, metrics, run_golden
 from ragd.ingest.loaders import LoadOptions
 

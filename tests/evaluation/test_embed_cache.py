@@ -8,7 +8,7 @@ import pytest
 from helpers import VOCABULARY
 from ragd.embedding.toy import ToyEmbedder
 from ragd.errors import EmbedderError
-from ragd.evaluation.embed_cache import CachedEmbedder
+from support.embed_cache import CachedEmbedder
 
 
 def test_hits_misses_and_identity():

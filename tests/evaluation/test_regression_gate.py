@@ -23,7 +23,7 @@ import pytest
 from helpers import shared
 from ragd.evaluation.beir import load_beir, write_subset
 from ragd.evaluation.cache import prepare_store
-from ragd.evaluation.embed_cache import CachedEmbedder
+from support.embed_cache import CachedEmbedder
 from ragd.evaluation.gates import check_gates, failed, parse_gates
 from ragd.evaluation.runner import EvalConfig, run_mode
 from ragd.types import ChunkPolicy, Plan

@@ -10,7 +10,7 @@ import pytest
 from helpers import shared
 from ragd import ingest, open_collection
 from ragd.corpus import read_corpus, validate_corpus
-from ragd.ingest.corpus_v1 import export_corpus
+from ragd.corpus.export import export_corpus
 
 RECORDS = [
     {"schema_version": "retrieval-corpus.v1", "doc_id": "EAR-736.2", "section_id": "EAR-736.2",

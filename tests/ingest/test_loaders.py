@@ -114,7 +114,7 @@ def test_markdown_title_from_first_h1_not_inside_code_fence(tmp_path):
 
 
 @pytest.mark.parametrize("front, expected", [
-    ("- a\n- b\n", "must be a mapping of keys to values, got a list"),
+    ("- a\n- b\n", "must be a mapping of keys to values, got an array"),
     ("just a string\n", "must be a mapping of keys to values, got a string"),
     ("42\n", "got a number"),
 ])
@@ -168,7 +168,7 @@ def test_front_matter_values_json_cannot_hold_are_failures(tmp_path, line, expec
 @pytest.mark.parametrize("front, expected", [
     ("title: [a, b]", "'title' must be a string"),
     ("tags: {a: 1}", "'tags' must be a list of strings"),
-    ("tags: [a, [b]]", "'tags' item 2 is a list"),
+    ("tags: [a, [b]]", "'tags' item 2 is an array"),
     ("id: ''", "'id' must be a non-empty string or integer"),
     ("id: a\ndoc_id: b", "two different ids"),
 ])
@@ -359,11 +359,11 @@ def test_jsonl_good_lines_load_and_each_bad_line_is_reported(tmp_path):
     got = {int(f.source.rsplit(":", 1)[1]): f.reason for f in failures}
     assert sorted(got) == list(range(5, 20))
     expected = {
-        5: "invalid JSON at column", 6: "not a JSON object (got a list)",
+        5: "invalid JSON at column", 6: "the line is an array, not a JSON object",
         7: "missing id", 8: "field 'id' is empty", 9: "missing field 'text'",
         10: "field 'text' must be a string, got a number",
         11: "field 'tags' must be a list of strings, got a string",
-        12: "field 'metadata' must be an object, got a list",
+        12: "field 'metadata' must be an object, got an array",
         13: "field 'format' must be 'text' or 'markdown'",
         14: "duplicate doc_id 'a' (first on line 1)",
         15: "field 'id' must be a string or an integer, got a boolean",
@@ -618,7 +618,7 @@ def test_register_loader_adds_a_format(tmp_path, monkeypatch):
     def load_csv(ref, options):
         yield Document(doc_id=ref.rel, text=Path(ref.source).read_text(), format="text")
 
-    monkeypatch.setattr(loaders, "_LOADERS", dict(loaders._LOADERS))
+    monkeypatch.setattr(loaders.LOADERS, "_items", dict(loaders.LOADERS._items))
     write(tmp_path / "t.csv", "a,b")
     docs, [failure] = load([tmp_path])
     assert docs == [] and failure.code == "unsupported"

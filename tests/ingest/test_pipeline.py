@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,26 @@ def test_unknown_collection_and_model_mismatch(tmp_path, toy, store):
     assert toy.name in str(exc.value) and "toy-bow-" in str(exc.value)
     reopened = open_collection(store, "bound")
     assert reopened.embedder.name == toy.name
+
+
+def test_a_nul_in_an_id_or_metadata_is_refused_at_load_time_on_both_backends(tmp_path,
+                                                                              toy_collection):
+    """One rule for NUL: text, titles and tags are normalised (it is removed), any other
+    string holding one fails its document before any store sees it, on either backend."""
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("\n".join(json.dumps(r) for r in [
+        {"id": "ok", "text": "Export items need a license.", "title": "T\u0000itle",
+         "tags": ["t\u0000ag"]},
+        {"id": "meta", "text": "Some text here.", "metadata": {"note": "a\u0000b"}},
+        {"id": "i\u0000d", "text": "More text here."},
+    ]) + "\n")
+    report = ingest([corpus], toy_collection)
+    reasons = {f.source.rsplit(":", 1)[1]: (f.code, f.reason) for f in report.failures}
+    assert sorted(reasons) == ["2", "3"]
+    assert reasons["2"] == ("invalid", "document 'meta': metadata contains a NUL character, "
+                                       "which no store holds")
+    assert reasons["3"][0] == "invalid" and "doc_id contains a NUL" in reasons["3"][1]
+    [doc] = toy_collection.store.list_documents("test")
+    assert (doc.doc_id, doc.title) == ("ok", "Title")
+    [(chunk, _)] = list(toy_collection.store.iter_chunks("test"))
+    assert chunk.tags == ("tag",)

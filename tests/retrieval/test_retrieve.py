@@ -102,8 +102,10 @@ def test_same_store_same_ranking(coll):
 
 
 def test_rerank_with_the_bundled_cross_encoder_orders_by_answer_likelihood():
+    import ragd
     from ragd.retrieval.rerank import rerank as rerank_
 
+    assert ragd.rerank is rerank_  # the exported block is the real reranker
     cands = [Candidate(doc_id=d, chunk_index=0, text=t, score=0.5) for d, t in (
         ("a", "The weather in Paris is mild in spring."),
         ("b", "Audit logs must be retained for 400 days and then deleted."),
@@ -154,9 +156,9 @@ def test_a_write_during_a_search_does_not_reach_it(coll, monkeypatch):
 
     real = retrieve_module.hit_lists
 
-    def then_delete(query, plan, store, snap):
-        hits = real(query, plan, store, snap)
-        assert store.store.delete_document(store.name, hits["vector"][0].doc_id)
+    def then_delete(query, plan, coll, snap):
+        hits = real(query, plan, coll, snap)
+        assert coll.store.delete_document(coll.name, hits["vector"][0].doc_id)
         return hits
 
     plan = Plan(k=3, mode="vector")

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from helpers import inject_write_failure
-from ragd.errors import (EmbedModelMismatchError, StoreError, UnknownCollectionError,
-                         UsageError)
+from ragd.errors import (EmbedModelMismatchError, InvalidDocumentError, StoreError,
+                         UnknownCollectionError, UsageError)
 from ragd.stores import DocumentRecord, open_store
 from ragd.types import Chunk, Filters
 
@@ -224,6 +224,47 @@ def test_bad_writes_are_refused_before_anything_changes(coll):
                              [Chunk(doc_id="other", chunk_index=0, text="x")],
                              np.zeros((1, 3), np.float32))
     assert [c.text for c, _ in coll.iter_chunks("c")] == ["keep me"]
+
+
+def test_data_version_counts_committed_writes_only(coll):
+    before = coll.data_version("c")
+    write(coll, "d1", ["one"], [unit(1, 0, 0)])
+    after_write = coll.data_version("c")
+    assert after_write > before
+    with pytest.raises(InvalidDocumentError):
+        write(coll, "d2", ["two"], [unit(0, 1, 0)], metadata={"k": "\x00"})
+    assert coll.data_version("c") == after_write
+    assert coll.delete_document("c", "d1")
+    assert coll.data_version("c") > after_write
+
+
+@pytest.mark.parametrize("record, chunk, field", [
+    (dict(), dict(text="nul\x00byte"), "text"),
+    (dict(), dict(tags=("ok", "t\x00")), "tags"),
+    (dict(), dict(metadata={"k": ["v\x00"]}), "metadata"),
+    (dict(), dict(page=2 ** 31), "page"),
+    (dict(title="a\x00b"), dict(), "title"),
+    (dict(metadata={"k\x00": 1}), dict(), "metadata"),
+])
+def test_a_value_no_store_holds_is_refused_alike_on_both_backends(coll, record, chunk, field):
+    """One rule on both backends: a NUL (or a lone surrogate, or an integer over 32 bits)
+    is an InvalidDocumentError naming its field, before anything is written, whether the
+    document comes whole or staged."""
+    write(coll, "d1", ["keep me"], [unit(1, 0, 0)])
+    rec = DocumentRecord(**{"doc_id": "d1", "content_hash": "h9", **record})
+    bad = [Chunk(**{"doc_id": "d1", "chunk_index": 0, "text": "x", **chunk})]
+    vectors = unit(1, 0, 0)[None]
+    with pytest.raises(InvalidDocumentError) as exc:
+        coll.upsert_document("c", rec, bad, vectors)
+    assert exc.value.field == field and "'d1'" in str(exc.value)
+    with pytest.raises(InvalidDocumentError) as exc:
+        if chunk:
+            coll.stage_chunks("c", "job-1", bad, vectors)
+        else:
+            coll.commit_staged("c", rec, "job-1", 0)
+    assert exc.value.field == field
+    assert [c.text for c, _ in coll.iter_chunks("c")] == ["keep me"]
+    assert coll.get_document("c", "d1").content_hash == "h1"
 
 
 @pytest.fixture

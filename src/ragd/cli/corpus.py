@@ -22,7 +22,7 @@ from ..corpus import ValidationReport, validate_corpus
 from ..citing.cfr_ids import EAR_PARTS
 from ..corpus.build import build_corpus
 from ..errors import UsageError
-from ..ingest.corpus_v1 import export_corpus
+from ..corpus.export import export_corpus
 from ..stores import open_store
 
 PROFILES = ("ear",)

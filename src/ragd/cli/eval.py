@@ -112,12 +112,13 @@ def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
 def cmd_eval_qa(args: argparse.Namespace) -> int:
     import json
 
-    from ..evaluation.gates import check_gates, failed, parse_gates
+    from ..evaluation.gates import check_gates, failed
+    from ..evaluation.jobs import alerts, failed_gates_line, qa_gates, qa_summary
     from ..evaluation.qa import METRICS, load_golden, metrics, run_golden
     from .ask import llm_client
     from .common import existing_collection, settings_of
 
-    gates = parse_gates(args.gate, ["qa"], METRICS, default_mode="qa")
+    gates = qa_gates(args.gate, {}, None, "")
     if not Path(args.golden).is_file():
         raise UsageError(f"no such file: {args.golden}")
     golden = load_golden(args.golden)[:args.limit]
@@ -125,14 +126,8 @@ def cmd_eval_qa(args: argparse.Namespace) -> int:
     llm = llm_client(args.llm, args.model)
     coll = existing_collection(settings_of(args))
     evaluation = coll.profile.data["evaluation"]
-    if args.gates:
-        named = evaluation["gates"]
-        if args.gates not in named:
-            coll.close()
-            raise UsageError(f"profile {coll.profile.name!r} has no gate set {args.gates!r}; "
-                             f"it has: {', '.join(named) or 'none'}")
-        gates += parse_gates(named[args.gates], ["qa"], METRICS, default_mode="qa")
     try:
+        gates += qa_gates([], evaluation, args.gates, coll.profile.name)
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                       TextColumn("{task.completed}/{task.total}"), console=err,
                       transient=True, disable=not err.is_terminal) as progress:
@@ -144,11 +139,7 @@ def cmd_eval_qa(args: argparse.Namespace) -> int:
         coll.close()
     measured = metrics(results)
     gate_results = check_gates(gates, {"qa": measured})
-    summary = {"golden": str(args.golden), "profile": profile,
-               "path": "llm" if llm is not None else "extractive", "metrics": measured,
-               "gates": [{"gate": str(g.gate), "value": g.value, "passed": g.passed}
-                         for g in gate_results],
-               "results": [r.as_dict() for r in results]}
+    summary = qa_summary(str(args.golden), profile, llm, measured, gate_results, results)
     if args.out:
         Path(args.out).write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
     if args.json:
@@ -178,13 +169,9 @@ def cmd_eval_qa(args: argparse.Namespace) -> int:
         (out if g.passed and not args.json else err).print(escape(g.describe()))
     bad = failed(gate_results)
     if bad:
-        alerts = evaluation["alerts"]
-        for message in dict.fromkeys(alerts[g.gate.metric] for g in bad
-                                     if g.gate.metric in alerts):
+        for message in alerts(evaluation, bad):
             err.print(f"[bold red]ALERT[/] {escape(message)}")
-        err.print(f"ragd: {len(bad)} gate{'s' if len(bad) > 1 else ''} failed: "
-                  + "; ".join(escape(f"{g.gate} (measured {g.value:.4f})" if g.value is not None
-                                     else f"{g.gate} (not measured)") for g in bad))
+        err.print(f"ragd: {escape(failed_gates_line(bad))}")
         return 1
     return 0
 
@@ -211,43 +198,24 @@ def _table(results: list, title: str) -> Table:
 
 
 def cmd_eval_beir(args: argparse.Namespace) -> int:
-    from ..config import load_settings
-    from ..embedding import make_embedder
     from ..evaluation import metrics as M
-    from ..evaluation.beir import load_beir
-    from ..evaluation.cache import CACHE_COLLECTION, slug, cache_dir, policy_hash, prepare_store
     from ..evaluation.gates import check_gates, failed, parse_gates
-    from ..evaluation.runner import (LATENCY_METRICS, EvalConfig, run_mode, summary,
-                                    write_outputs)
+    from ..evaluation.jobs import BeirJob, failed_gates_line, require_tools
+    from ..evaluation.runner import LATENCY_METRICS, EvalConfig, run_mode, write_outputs
+    from ..evaluation.cache import prepare_store
 
     # Everything that can be a usage mistake is checked before any work.
     config = EvalConfig(k=args.k, depth=args.depth, pool=args.pool,
                         exclude_self=args.exclude_self)
     metric_names = [*M.metric_names(config.k, config.depth), *LATENCY_METRICS]
     gates = parse_gates(args.gate, args.modes, metric_names)
-    M._pytrec_eval()
-    if args.report:
-        from ..evaluation.report import _pyplot
-
-        _pyplot()
-    from ..profiles import load_profile
-
-    settings = load_settings({"embedder": args.embedder,
-                              "profile": getattr(args, "profile", None)})
-    profile = load_profile(settings.profile or None)
-    dataset = load_beir(args.dir, args.split, args.limit_queries)
-    embedder = make_embedder(settings.embedder)
-    policy = settings.chunking or profile.chunk_policy(embedder.max_input_tokens)
-    if getattr(args, "store", None):
-        location = args.store
-        collection = getattr(args, "collection", None) or (f"beir-{slug(dataset.name)}-"
-                                         f"{dataset.corpus_sha256[:8]}-{policy_hash(policy)}")
-    else:
-        location = args.cache or str(cache_dir(settings.home, dataset, embedder, policy))
-        collection = getattr(args, "collection", None) or CACHE_COLLECTION
-    out_dir = Path(args.out) if args.out else Path("eval-results") / slug(dataset.name)
-
-    base = profile.plan(k=settings.k, mode=settings.mode, fusion=settings.fusion)
+    require_tools(report=bool(args.report))
+    job = BeirJob.resolve(args.dir, args.split, args.limit_queries, embedder=args.embedder,
+                          profile=getattr(args, "profile", None),
+                          store=getattr(args, "store", None),
+                          collection=getattr(args, "collection", None), cache=args.cache,
+                          out=args.out)
+    dataset, collection = job.dataset, job.collection
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                   TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
                   console=err, transient=True, disable=not err.is_terminal) as progress:
@@ -258,8 +226,8 @@ def cmd_eval_beir(args: argparse.Namespace) -> int:
                 f"ingesting {dataset.name}: {report.documents} documents, "
                 f"{report.chunks} new chunks"))
 
-        prepared = prepare_store(dataset, embedder, policy, location, collection, ingested,
-                                 profile=profile)
+        prepared = prepare_store(dataset, job.embedder, job.policy, job.location, collection,
+                                 ingested, profile=job.profile)
         coll = prepared.collection
         progress.remove_task(task)
         report = prepared.report
@@ -272,17 +240,13 @@ def cmd_eval_beir(args: argparse.Namespace) -> int:
         results = []
         for name in args.modes:
             task = progress.add_task(f"{name}", total=len(dataset.queries))
-            results.append(run_mode(name, dataset, coll, base, config,
+            results.append(run_mode(name, dataset, coll, job.base, config,
                                     lambda i, t=task: progress.update(t, completed=i)))
             progress.remove_task(task)
     gate_results = check_gates(gates, {r.name: r.measured() for r in results})
-    data = summary(dataset, coll, results, config, {
-        "store": {"url": coll.store.url, "collection": collection, "chunks": stats.get("chunks"),
-                  "chunk_policy": policy.as_dict()},
-        "ingest": report.as_dict() | {"failures": report.as_dict()["failures"][:20]},
-        "gates": [{"gate": str(g.gate), "value": g.value, "passed": g.passed}
-                  for g in gate_results]})
+    data = job.summary(coll, results, config, stats, report, gate_results)
     coll.close()
+    out_dir = job.out_dir
     paths = write_outputs(out_dir, dataset, results, data)
     if args.report:
         from ..evaluation.report import write_report
@@ -303,9 +267,7 @@ def cmd_eval_beir(args: argparse.Namespace) -> int:
                                          + ("" if g.passed else "[/]"))
     bad = failed(gate_results)
     if bad:
-        err.print(f"ragd: {len(bad)} gate{'s' if len(bad) > 1 else ''} failed: "
-                  + "; ".join(escape(f"{g.gate} (measured {g.value:.4f})" if g.value is not None
-                                     else f"{g.gate} (not measured)") for g in bad))
+        err.print(f"ragd: {escape(failed_gates_line(bad))}")
         return 1
     return 0
 

@@ -1,5 +1,8 @@
-"""retrieval-corpus.v1: canonical EAR ids, the document record, streaming read/write,
-validation and the JSON Schema of one document line.
+"""retrieval-corpus.v1: the document record (``record``), streaming read/write (``io``),
+validation (``validate``), the JSON Schema of one document line (``schema/``), a
+collection's export (``export``) and the ``ear`` profile's builder from eCFR sources
+(``build``). The canonical EAR id rules are the ``cfr`` citation scheme's
+(:mod:`ragd.citing.cfr_ids`), re-exported here for the contract's users.
 
 See ``shared/specs/retrieval-corpus-v1.md`` for the contract.
 """

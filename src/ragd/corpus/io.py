@@ -1,7 +1,7 @@
 """Streaming read and write of retrieval-corpus.v1 JSONL files (``.jsonl`` or ``.jsonl.gz``).
 
-Reading holds one line at a time. A line is parsed strictly: UTF-8, one JSON
-object, no NaN/Infinity, no key twice (an ambiguous record cannot be checked);
+Reading holds one line at a time. A line is parsed strictly (:mod:`ragd.strict_json`, as the
+JSONL loader does: UTF-8, one JSON object, no NaN/Infinity, no key twice);
 a UTF-8 byte order mark before the first line and blank lines are tolerated
 and skipped. Writing is deterministic (see :mod:`ragd.corpus.record`) and
 atomic for files: a temporary file in the same directory, then a rename.
@@ -12,7 +12,6 @@ from __future__ import annotations
 import codecs
 import gzip
 import io
-import json
 import os
 import secrets
 from contextlib import contextmanager
@@ -20,72 +19,15 @@ from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping, TextIO, Union
 
 from ..errors import InvalidDocumentError
+from ..strict_json import LineError, parse_line
 from .record import SCHEMA_VERSION, SCHEMA_VERSION_PREFIX, CorpusRecord, dump_lines
 
 Source = Union[str, "os.PathLike[str]", Iterable[Union[str, bytes]]]
 """A corpus: a path, or lines already in memory (``str`` or ``bytes``, newline optional)."""
 
 
-class LineError(ValueError):
-    """A line that is not one strict JSON object; ``reason`` says why."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
 class UnsupportedSchemaVersionError(InvalidDocumentError):
     """A record declares a ``schema_version`` other than ``retrieval-corpus.v1``."""
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise LineError(f"invalid JSON: key {key!r} appears twice in one object")
-            seen.add(key)
-    return obj
-
-
-def _constant(name: str) -> Any:
-    raise LineError(f"invalid JSON: {name} is not a JSON number")
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_object, parse_constant=_constant)
-"""One strict decoder for every line (``json.loads`` with hooks builds a new one per call)."""
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
-
-
-def parse_line(raw: str | bytes) -> dict[str, Any]:
-    """The JSON object of one line, or :class:`LineError` (bad UTF-8, bad JSON, not an object)."""
-    if isinstance(raw, bytes):
-        try:
-            raw = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise LineError(f"not valid UTF-8 at byte {exc.start + 1} of the line") from None
-    try:
-        value = _DECODER.decode(raw)
-    except json.JSONDecodeError as exc:
-        raise LineError(f"invalid JSON at column {exc.colno}: "
-                        f"{exc.msg.removesuffix(' at').lower()}") from None
-    except RecursionError:
-        raise LineError("invalid JSON: nested too deeply") from None
-    if type(value) is not dict:
-        raise LineError(f"the line is {_kind(value)}, not a JSON object")
-    return value
 
 
 def is_path(source: object) -> bool:

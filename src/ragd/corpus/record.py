@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from ..citing.cfr_ids import CANONICAL_PATTERN, SECTION_PATTERN, SUFFIX_PATTERN, InvalidIdError, ancestors, \
     is_container, normalize_id
+from ..strict_json import kind_of
 
 SCHEMA_VERSION = "retrieval-corpus.v1"
 SCHEMA_VERSION_PREFIX = "retrieval-corpus."
@@ -127,13 +128,12 @@ def _show(value: Any, limit: int = 80) -> str:
 
 
 def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
+    """:func:`~ragd.strict_json.kind_of`, showing a number's or a string's value."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         return f"the number {value!r}"
     if isinstance(value, str):
         return f"the string {_show(value, 40)}"
-    return {list: "an array", dict: "an object"}.get(type(value), "null")
+    return kind_of(value)
 
 
 def _not_canonical(name: str, value: str) -> str:

@@ -12,6 +12,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from ..errors import ConfigError
+from ..registry import Registry
 
 
 @runtime_checkable
@@ -50,16 +51,17 @@ class Embedder(Protocol):
         ...
 
 
-_FACTORIES: dict[str, Callable[..., Embedder]] = {}
+EMBEDDERS: Registry[Callable[..., Embedder]] = Registry("embedder")
+"""Embedder factories by kind (``minilm``, ``openai``, ``toy``)."""
 
 
 def register_embedder(kind: str, factory: Callable[..., Embedder]) -> None:
     """Make ``make_embedder({"kind": kind, ...})`` call ``factory(**rest)``."""
-    _FACTORIES[kind] = factory
+    EMBEDDERS.register(kind, factory, replace=True)
 
 
 def embedder_kinds() -> list[str]:
-    return sorted(_FACTORIES)
+    return list(EMBEDDERS.names())
 
 
 def make_embedder(spec: str | dict[str, Any]) -> Embedder:
@@ -78,11 +80,11 @@ def make_embedder(spec: str | dict[str, Any]) -> Embedder:
             spec = {"kind": text}
     params = dict(spec)
     kind = params.pop("kind", None)
-    if kind not in _FACTORIES:
+    if not isinstance(kind, str) or kind not in EMBEDDERS:
         raise ConfigError(
             f"unknown embedder {kind!r}; choose one of {', '.join(embedder_kinds())}")
     try:
-        return _FACTORIES[kind](**params)
+        return EMBEDDERS.get(kind)(**params)
     except TypeError as exc:
         raise ConfigError(f"bad settings for embedder {kind!r}: {exc}") from exc
 

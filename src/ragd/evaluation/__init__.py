@@ -3,7 +3,7 @@
 Modules: ``beir`` (reading a BEIR folder), ``cache`` (the cached evaluation store),
 ``modes`` (eval modes → ragd plans, extensible), ``metrics`` (pytrec_eval wrappers),
 ``runner`` (queries, latency, run files, JSON summary), ``gates`` (generic thresholds),
-``report`` (self-contained HTML), ``embed_cache`` (text → vector memory).
+``report`` (self-contained HTML), ``jobs`` (what ``ragd eval`` runs, without printing).
 """
 
 from .gates import Gate, GateResult, check_gates, parse_gate, parse_gates

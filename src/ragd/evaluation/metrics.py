@@ -18,7 +18,7 @@ Run = Mapping[str, Mapping[str, float]]
 Qrels = Mapping[str, Mapping[str, int]]
 
 
-def _pytrec_eval():
+def require_pytrec_eval():
     try:
         import pytrec_eval
     except ImportError:  # pragma: no cover - depends on the install
@@ -66,7 +66,7 @@ class _desc(str):
 
 def per_query(qrels: Qrels, run: Run, k: int = 10, depth: int = 100) -> dict[str, dict[str, float]]:
     """``{query id: {metric: value}}`` for every query of ``qrels``."""
-    pte = _pytrec_eval()
+    pte = require_pytrec_eval()
     ndcg, recall, mrr = metric_names(k, depth)
     qrels = {q: {d: int(r) for d, r in docs.items()} for q, docs in qrels.items()}
     full = {q: {d: float(s) for d, s in run.get(q, {}).items()} for q in qrels}

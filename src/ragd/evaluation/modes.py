@@ -66,7 +66,8 @@ def mode_names() -> list[str]:
     return list(_REGISTRY)
 
 
-register_mode(EvalMode("lexical", "FTS5 bm25 only", _deep(mode="lexical")))
+register_mode(EvalMode("lexical", "lexical only (BM25 on SQLite, ts_rank_cd on PostgreSQL)",
+                       _deep(mode="lexical")))
 register_mode(EvalMode("vector", "embedding cosine only", _deep(mode="vector")))
 register_mode(EvalMode("hybrid-rrf", "lexical + vector, reciprocal rank fusion",
                        _deep(mode="hybrid", fusion="rrf")))

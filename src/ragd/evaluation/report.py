@@ -23,7 +23,7 @@ COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17
           "#7f7f7f"]
 
 
-def _pyplot():
+def require_pyplot():
     try:
         import matplotlib
     except ImportError:  # pragma: no cover - depends on the install
@@ -53,7 +53,7 @@ def _color(i: int) -> str:
 
 def _grid(panels: int, max_cols: int, width: float, height: float) -> tuple[Any, list[Any]]:
     """A figure of ``panels`` axes in rows of at most ``max_cols`` (spare cells hidden)."""
-    plt = _pyplot()
+    plt = require_pyplot()
     cols = min(max_cols, panels)
     rows = math.ceil(panels / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
@@ -63,7 +63,7 @@ def _grid(panels: int, max_cols: int, width: float, height: float) -> tuple[Any,
 
 
 def plot_sorted_ndcg(results: Sequence[ModeResult], metric: str) -> str:
-    plt = _pyplot()
+    plt = require_pyplot()
     fig, ax = plt.subplots(figsize=(11, 4.6))
     for i, r in enumerate(results):
         values = sorted((v[metric] for v in r.per_query.values()), reverse=True)

@@ -8,10 +8,9 @@ from os import PathLike, fspath
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
+from ..config import DEFAULT_MAX_DOCUMENT_BYTES
 from ..errors import DocumentTooLargeError, InvalidDocumentError, UsageError
 from .normalize import UnsafeValue, json_safe, normalize_text
-
-DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)

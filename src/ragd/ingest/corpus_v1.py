@@ -1,30 +1,27 @@
-"""Ingest and export of retrieval-corpus.v1 files (the ``ear`` profile's corpus contract).
+"""The loader of retrieval-corpus.v1 files (the ``ear`` profile's corpus contract).
 
 A ``.jsonl`` file whose first record declares ``schema_version``
 ``retrieval-corpus.*`` is a corpus, not a list of documents to chunk: it is
 validated whole first (a corpus that breaks its contract is refused, naming
 its first errors), then every record becomes one document that is one chunk,
 keeping doc_id, section_id, chunk_kind, parent_id and every other field, so
-that :func:`export_corpus` can write the collection back as the same corpus.
+that :func:`ragd.corpus.export.export_corpus` can write the collection back as the same
+corpus.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..collection import Collection
-from ..corpus import read_corpus, validate_corpus, write_corpus
-from ..errors import UsageError
+from ..corpus import read_corpus, validate_corpus
 from ..types import Document
 from .base import FileRef, LoadFailure, LoadOptions
 
 CORPUS_PREFIX = "retrieval-corpus."
 # Fields that become first-class chunk columns; every other field rides in metadata.
 _COLUMNS = ("doc_id", "section_id", "text", "chunk_kind", "parent_id", "title")
-_NUMBER = re.compile(r"(\d+)")
 
 
 def declares_corpus(first_line: bytes) -> bool:
@@ -46,8 +43,9 @@ def declares_corpus_file(path: str | Path) -> bool:
     return name.endswith((".jsonl", ".jsonl.gz")) and declares_corpus(first_line(str(path)))
 
 
-def record_to_document(record: dict[str, Any], source: str) -> Document:
-    """One valid corpus record as a one-chunk document."""
+def corpus_document(record: dict[str, Any], source: str) -> Document:
+    """One valid retrieval-corpus.v1 record as a one-chunk document (a JSONL record of the
+    plain loader is :func:`ragd.ingest.jsonl.record_to_document`)."""
     metadata = {k: v for k, v in record.items() if k not in _COLUMNS}
     return Document(doc_id=record["doc_id"], text=record["text"], title=record.get("title") or "",
                     source=source, format="prechunked", metadata=metadata,
@@ -65,33 +63,4 @@ def load_corpus(ref: FileRef, options: LoadOptions) -> Iterator[Document | LoadF
                           "corpus")
         return
     for line_no, record in read_corpus(ref.source):
-        yield record_to_document(record, f"{ref.source}:{line_no}")
-
-
-def natural_key(doc_id: str) -> tuple:
-    """Sort key that orders ``EAR-736.2`` before ``EAR-736.10``."""
-    return tuple(int(p) if p.isdigit() else p for p in _NUMBER.split(doc_id))
-
-
-def collection_records(store: Collection) -> Iterator[dict[str, Any]]:
-    """The collection's documents as corpus records, in natural doc_id order."""
-    titles = {d.doc_id: d.title for d in store.store.list_documents(store.name)}
-    chunks = sorted(store.store.iter_chunks(store.name), key=lambda cv: natural_key(cv[0].doc_id))
-    for chunk, _ in chunks:
-        if chunk.chunk_index != 0 or chunk.section_id is None or chunk.kind == "chunk":
-            raise UsageError(f"collection {store.name!r} does not hold a retrieval corpus: "
-                             f"document {chunk.doc_id!r} chunk {chunk.chunk_index} was chunked "
-                             "from a plain document")
-        record: dict[str, Any] = {"doc_id": chunk.doc_id, "section_id": chunk.section_id,
-                                  "text": chunk.text, "chunk_kind": chunk.kind}
-        if titles.get(chunk.doc_id):
-            record["title"] = titles[chunk.doc_id]
-        if chunk.parent_id is not None:
-            record["parent_id"] = chunk.parent_id
-        record.update(chunk.metadata)
-        yield record
-
-
-def export_corpus(store: Collection, out: str | Path) -> int:
-    """Write the collection as a retrieval-corpus.v1 file; returns the number of records."""
-    return write_corpus(collection_records(store), Path(out))
+        yield corpus_document(record, f"{ref.source}:{line_no}")

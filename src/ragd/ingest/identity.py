@@ -29,8 +29,8 @@ from .base import LoadFailure, Origin
 class Identities:
     """Resolves each loaded document's doc_id against one collection, for one run."""
 
-    def __init__(self, store: Collection, *, replace_others: bool = False) -> None:
-        self.store = store
+    def __init__(self, coll: Collection, *, replace_others: bool = False) -> None:
+        self.coll = coll
         self.replace_others = replace_others
         self._files: dict[str, tuple[str, str]] = {}  # resolved path -> first (source, doc_id)
         self._ids: dict[str, str] = {}  # doc_id settled in this run -> source
@@ -39,7 +39,7 @@ class Identities:
                 ) -> tuple[Document, DocumentRecord | None] | LoadFailure:
         """The document as it will be stored (its doc_id settled) and the stored record of
         that doc_id; or why it is not stored (a conflict, the same file twice)."""
-        store, name = self.store.store, self.store.name
+        store, name = self.coll.store, self.coll.name
         if origin is None:
             return doc, store.get_document(name, doc.doc_id)
         if origin.path_id:

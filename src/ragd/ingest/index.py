@@ -1,4 +1,4 @@
-"""The index block: chunks + embeddings into a store, one atomic write per document.
+"""The index block: chunks + embeddings into a coll, one atomic write per document.
 
 ``index`` is the canonical API (spec §2.2): it takes chunks, embeds what
 changed and upserts it. ``write_documents`` is the primitive both it and the
@@ -34,7 +34,7 @@ def chunks_hash(chunks: Sequence[Chunk]) -> str:
          c.parent_id, c.kind, c.page] for c in chunks]))
 
 
-def write_documents(store: Collection,
+def write_documents(coll: Collection,
                     items: Sequence[tuple[DocumentRecord, Sequence[Chunk]]], *,
                     embed_batch: int = 256,
                     on_embedded: Callable[[int], None] | None = None) -> int:
@@ -47,17 +47,17 @@ def write_documents(store: Collection,
     """
     flat = [c for _, chunks in items for c in chunks]
     texts = [c.search_text for c in flat]
-    vectors = np.zeros((len(texts), store.embedder.dims), dtype=np.float32)
+    vectors = np.zeros((len(texts), coll.embedder.dims), dtype=np.float32)
     order = sorted(range(len(texts)), key=lambda i: (-flat[i].tokens, -len(texts[i]), i))
     for start in range(0, len(order), max(1, embed_batch)):
         idx = order[start:start + max(1, embed_batch)]
-        vectors[idx] = store.embedder.embed_documents([texts[i] for i in idx])
+        vectors[idx] = coll.embedder.embed_documents([texts[i] for i in idx])
         if on_embedded:
             on_embedded(len(idx))
     offset = 0
     for record, chunks in items:
         try:
-            store.store.upsert_document(store.name, record, chunks,
+            coll.store.upsert_document(coll.name, record, chunks,
                                         vectors[offset:offset + len(chunks)])
         except VectorDBWriteError:
             raise
@@ -68,7 +68,7 @@ def write_documents(store: Collection,
     return offset
 
 
-def write_staged(store: Collection, record: DocumentRecord, chunks: list[Chunk], *,
+def write_staged(coll: Collection, record: DocumentRecord, chunks: list[Chunk], *,
                  batch: int = 256, retries: int = 1,
                  on_embedded: Callable[[int], None] | None = None) -> int:
     """Embed and write one large document ``batch`` chunks at a time, then swap it in
@@ -76,7 +76,7 @@ def write_staged(store: Collection, record: DocumentRecord, chunks: list[Chunk],
     times, then EmbeddingFailureError (nothing of the document changed). Entries of
     ``chunks`` are released as they are written. Returns the number of chunks written."""
     job = f"{uuid.uuid4().hex}"
-    count, embedder = len(chunks), store.embedder
+    count, embedder = len(chunks), coll.embedder
     try:
         for start in range(0, count, max(1, batch)):
             part = chunks[start:start + max(1, batch)]
@@ -90,12 +90,12 @@ def write_staged(store: Collection, record: DocumentRecord, chunks: list[Chunk],
                             f"embedding failed {max(1, retries)} times: {exc}") from exc
             if on_embedded:
                 on_embedded(len(part))
-            _stored(record, lambda: store.store.stage_chunks(store.name, job, part, vectors))
+            _stored(record, lambda: coll.store.stage_chunks(coll.name, job, part, vectors))
             chunks[start:start + len(part)] = [None] * len(part)  # type: ignore[list-item]
-        _stored(record, lambda: store.store.commit_staged(store.name, record, job, count))
+        _stored(record, lambda: coll.store.commit_staged(coll.name, record, job, count))
     except BaseException:
         try:
-            store.store.drop_staged(store.name, job)
+            coll.store.drop_staged(coll.name, job)
         except StoreError:
             pass  # the next write of the document clears what is left
         raise
@@ -111,7 +111,7 @@ def _stored(record: DocumentRecord, write: Callable[[], Any]) -> None:
         raise VectorDBWriteError(f"writing document {record.doc_id!r} failed: {exc}") from exc
 
 
-def index(chunks: Sequence[Chunk], store: Collection) -> dict[str, Any]:
+def index(chunks: Sequence[Chunk], coll: Collection) -> dict[str, Any]:
     """Upsert ``chunks`` (grouped by doc_id) with their embeddings; idempotent.
 
     A document whose chunks are unchanged since the last call is skipped.
@@ -125,11 +125,11 @@ def index(chunks: Sequence[Chunk], store: Collection) -> dict[str, Any]:
     for doc_id, doc_chunks in by_doc.items():
         doc_chunks.sort(key=lambda c: c.chunk_index)
         digest = chunks_hash(doc_chunks)
-        old = store.store.get_document(store.name, doc_id)
+        old = coll.store.get_document(coll.name, doc_id)
         if old is not None and old.content_hash == digest:
             unchanged += 1
             continue
         todo.append((DocumentRecord(doc_id=doc_id, content_hash=digest), doc_chunks))
-    written = write_documents(store, todo)
+    written = write_documents(coll, todo)
     return {"documents": len(by_doc), "chunks": len(chunks), "written_documents": len(todo),
             "written_chunks": written, "unchanged": unchanged}

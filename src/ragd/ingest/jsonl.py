@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import codecs
 import gzip
-import json
 import zlib
 from typing import IO, Any, Iterator, cast
 
+from ..config import DEFAULT_MAX_DOCUMENT_BYTES
+from ..strict_json import LineError, kind_of, parse_line
 from ..types import Document
 from .base import FileRef, LoadFailure, clean_tags, too_large_reason
-from .normalize import SNIFF_BYTES, clean_title, kind_of, normalize_text
+from .normalize import SNIFF_BYTES, clean_title, normalize_text
 
 ID_KEYS = ("doc_id", "id", "_id")
 """Accepted id fields, by precedence; ids under the other names go to metadata."""
@@ -26,11 +27,11 @@ FORMATS = ("text", "markdown")
 _READ_BYTES = 1 << 20
 
 
-class _BadLine(ValueError):
+class _BadLine(LineError):
+    """A record whose fields are wrong (code ``field`` unless said)."""
+
     def __init__(self, reason: str, code: str = "field") -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.code = code
+        super().__init__(reason, code)
 
 
 def _open(path: str) -> IO[bytes]:
@@ -55,36 +56,6 @@ def _lines(stream: IO[bytes], limit: int) -> Iterator[tuple[bytes | None, int]]:
         if tail.endswith(b"\n"):
             size -= 2 if tail == b"\r\n" else 1
         yield (None, size) if size > limit else (line[:size], size)
-
-
-def _reject_constant(name: str) -> Any:
-    raise _BadLine(f"invalid JSON: {name} is not allowed", "json")
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _BadLine(f"invalid JSON: key {key!r} appears twice in one object", "json")
-        out[key] = value
-    return out
-
-
-def parse_line(raw: bytes) -> dict[str, Any]:
-    """One line's JSON object (strict: no NaN/Infinity, no repeated keys) or :class:`_BadLine`."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _BadLine(f"not valid UTF-8 at byte {exc.start} of the line", "encoding") from None
-    try:
-        value = json.loads(text, object_pairs_hook=_object, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise _BadLine(f"invalid JSON at column {exc.colno}: {exc.msg}", "json") from None
-    except RecursionError:
-        raise _BadLine("invalid JSON: nested too deeply", "json") from None
-    if not isinstance(value, dict):
-        raise _BadLine(f"line is not a JSON object (got {kind_of(value)})", "json")
-    return value
 
 
 def record_to_document(record: dict[str, Any], source: str) -> Document:
@@ -132,7 +103,7 @@ def record_to_document(record: dict[str, Any], source: str) -> Document:
                     format=fmt, tags=clean_tags(tags), metadata={**extra, **metadata})
 
 
-def first_line(path: str, limit: int = 16 * 1024 * 1024) -> bytes:
+def first_line(path: str, limit: int = DEFAULT_MAX_DOCUMENT_BYTES) -> bytes:
     """The first non-blank line of a (possibly gzipped) JSONL file (up to ``limit`` bytes,
     BOM removed); empty when unreadable or blank (the loader then reports why)."""
     try:
@@ -181,7 +152,7 @@ def load_jsonl(ref: FileRef, limit: int) -> Iterator[Document | LoadFailure]:
                 records += 1
                 try:
                     doc = record_to_document(parse_line(raw), where)
-                except _BadLine as exc:
+                except LineError as exc:
                     yield LoadFailure(where, exc.reason, exc.code)
                     continue
                 first = seen.setdefault(doc.doc_id, lineno)

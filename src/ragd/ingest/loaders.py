@@ -16,6 +16,7 @@ from os import PathLike
 from typing import Callable, Iterable, Iterator, Sequence
 
 from ..errors import UsageError
+from ..registry import Registry
 from ..types import Document
 from .base import (DEFAULT_MAX_DOCUMENT_BYTES, FileRef, LoadFailure, LoadOptions, Origin,
                    clean_tags, fspath_str, too_large_reason)
@@ -41,7 +42,8 @@ Loader = Callable[[FileRef, LoadOptions], Iterable[Document | LoadFailure]]
 """Reads one file: yields its documents (before the options' tags/metadata are
 added) and failures; never raises for bad input."""
 
-_LOADERS: dict[str, Loader] = {}
+LOADERS: Registry[Loader] = Registry("loader")
+"""Loaders by the file suffix they read (``.md``, ``.jsonl.gz``)."""
 
 
 def register_loader(suffixes: str | Sequence[str], loader: Loader) -> None:
@@ -49,18 +51,18 @@ def register_loader(suffixes: str | Sequence[str], loader: Loader) -> None:
     for suffix in (suffixes,) if isinstance(suffixes, str) else suffixes:
         if not suffix.startswith(".") or len(suffix) < 2:
             raise UsageError(f"a loader suffix starts with '.', got {suffix!r}")
-        _LOADERS[suffix.lower()] = loader
+        LOADERS.register(suffix.lower(), loader, replace=True)
 
 
 def supported_suffixes() -> tuple[str, ...]:
     """The file suffixes some loader reads, sorted."""
-    return tuple(sorted(_LOADERS))
+    return LOADERS.names()
 
 
 def _suffix(name: str) -> str | None:
     """The longest registered suffix the name ends with (``.jsonl.gz`` over ``.gz``)."""
     lower = name.lower()
-    found = [s for s in _LOADERS if lower.endswith(s) and len(lower) > len(s)]
+    found = [s for s in LOADERS if lower.endswith(s) and len(lower) > len(s)]
     return max(found, key=len) if found else None
 
 
@@ -275,7 +277,7 @@ def _stream(roots: list[tuple[str, bool]], options: LoadOptions,
             suffix = _suffix(ref.name)
             assert suffix is not None
             real = os.path.realpath(ref.source)
-            for item in _LOADERS[suffix](ref, options):
+            for item in LOADERS.get(suffix)(ref, options):
                 if isinstance(item, LoadFailure):
                     report(item)
                     continue

@@ -13,6 +13,8 @@ import math
 import unicodedata
 from typing import Any, Mapping
 
+from ..strict_json import kind_of
+
 SNIFF_BYTES = 8192
 """A NUL byte within this many leading bytes marks a file as binary."""
 
@@ -84,23 +86,6 @@ def normalize_text(text: str) -> str:
 def clean_title(value: str) -> str:
     """A title on one line: normalised, whitespace runs collapsed to one space."""
     return " ".join(normalize_text(value).split())
-
-
-def kind_of(value: Any) -> str:
-    """A short human name for a value's type, for messages ("a list", "a number")."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    return f"a {type(value).__name__}"
 
 
 class UnsafeValue(ValueError):

@@ -1,4 +1,4 @@
-"""The ingest pipeline: load → (identity, hash check) → chunk → embed → store, per document.
+"""The ingest pipeline: load → (identity, hash check) → chunk → embed → coll, per document.
 
 Documents stream from the loaders with the file each came from; its doc_id is settled
 against the collection first (:mod:`ragd.ingest.identity`: the same file keeps its doc_id,
@@ -27,6 +27,7 @@ from ..collection import Collection
 from ..errors import EmbedderError, EmbeddingFailureError, InvalidDocumentError
 from ..ids import canonical_json, sha256_hex
 from ..stores import DocumentRecord
+from ..stores.rows import check_chunks, check_document, check_text
 from ..types import Chunk, ChunkPolicy, Document
 from .base import LoadFailure, Origin
 from .identity import Identities
@@ -81,17 +82,17 @@ class _Files:
         self.path, self.size = "", 0
 
 
-def ingest_documents(documents: Iterable[Document], store: Collection, *,
+def ingest_documents(documents: Iterable[Document], coll: Collection, *,
                      policy: ChunkPolicy | None = None, batch_chunks: int = 1024,
                      report: IngestReport | None = None,
                      on_progress: ProgressFn | None = None) -> IngestReport:
-    """Ingest already-loaded documents (any iterable) into ``store`` under its profile
+    """Ingest already-loaded documents (any iterable) into ``coll`` under its profile
     (``policy``, when given, replaces the profile's chunk policy)."""
-    return ingest_sourced(((doc, None) for doc in documents), store, policy=policy,
+    return ingest_sourced(((doc, None) for doc in documents), coll, policy=policy,
                           batch_chunks=batch_chunks, report=report, on_progress=on_progress)
 
 
-def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], store: Collection, *,
+def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], coll: Collection, *,
                    policy: ChunkPolicy | None = None, batch_chunks: int = 1024,
                    report: IngestReport | None = None, on_progress: ProgressFn | None = None,
                    replace_others: bool = False) -> IngestReport:
@@ -99,14 +100,14 @@ def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], store: Colle
     file), whose doc_ids are checked against the collection (``replace_others``: a
     different file under a stored doc_id replaces it instead of being refused)."""
     report = report or IngestReport()
-    policy = policy or store.chunk_policy
-    rules = store.profile.ingest.get("metadata", {})
-    retries = max(1, int(store.profile.ingest.get("embedding_retries", 3)))
-    counter = store.embedder.count_tokens
-    stamp = ({"embedding_model": store.embedder.name,
-              "embedding_version": str(getattr(store.embedder, "version", store.embedder.name))}
-             if store.profile.ingest.get("record_embedder") else {})
-    identities = Identities(store, replace_others=replace_others)
+    policy = policy or coll.chunk_policy
+    rules = coll.profile.ingest.get("metadata", {})
+    retries = max(1, int(coll.profile.ingest.get("embedding_retries", 3)))
+    counter = coll.embedder.count_tokens
+    stamp = ({"embedding_model": coll.embedder.name,
+              "embedding_version": str(getattr(coll.embedder, "version", coll.embedder.name))}
+             if coll.profile.ingest.get("record_embedder") else {})
+    identities = Identities(coll, replace_others=replace_others)
     files = _Files(report)
     started = time.perf_counter()
     pending: list[tuple[DocumentRecord, list[Chunk], bool]] = []
@@ -127,7 +128,7 @@ def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], store: Colle
             report.changed += 1
 
     def write(batch: list[tuple[DocumentRecord, list[Chunk], bool]]) -> None:
-        report.chunks += write_documents(store, [(rec, chunks) for rec, chunks, _ in batch],
+        report.chunks += write_documents(coll, [(rec, chunks) for rec, chunks, _ in batch],
                                          on_embedded=embedded)
         for _, _, is_new in batch:
             done(is_new)
@@ -156,6 +157,12 @@ def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], store: Colle
 
     for doc, origin in items:
         files.start(origin)
+        try:  # an id no store holds is not even looked up
+            check_text(f"document {doc.doc_id!r}", "doc_id", doc.doc_id)
+        except InvalidDocumentError as exc:
+            report.add_failure(LoadFailure(doc.source or doc.doc_id, exc.reason, "invalid"))
+            progress()
+            continue
         resolved = identities.resolve(doc, origin)
         if isinstance(resolved, LoadFailure):
             report.add_failure(resolved)
@@ -186,6 +193,13 @@ def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], store: Colle
         record = DocumentRecord(doc_id=doc.doc_id, content_hash=digest, title=doc.title,
                                 source=doc.source, metadata=dict(doc.metadata),
                                 source_path=origin.path if origin else "")
+        try:  # what no store holds (a NUL in an id or metadata): refused here, on any backend
+            check_document(record)
+            check_chunks(chunks)
+        except InvalidDocumentError as exc:
+            report.add_failure(LoadFailure(doc.source or doc.doc_id, exc.reason, "invalid"))
+            progress()
+            continue
         if len(chunks) > batch_chunks:  # a large document: in batches, swapped in at once
             flush()
             del doc
@@ -197,7 +211,7 @@ def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], store: Colle
                 embedded(n)
 
             try:
-                report.chunks += write_staged(store, record, chunks, retries=retries,
+                report.chunks += write_staged(coll, record, chunks, retries=retries,
                                               on_embedded=staged)
                 done(old is None)
             except EmbeddingFailureError as exc:
@@ -214,7 +228,7 @@ def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], store: Colle
     return report
 
 
-def ingest(paths: Sequence[str | Path], store: Collection, *,
+def ingest(paths: Sequence[str | Path], coll: Collection, *,
            options: LoadOptions = LoadOptions(), policy: ChunkPolicy | None = None,
            batch_chunks: int = 1024, on_progress: ProgressFn | None = None,
            replace_others: bool = False) -> IngestReport:
@@ -226,7 +240,7 @@ def ingest(paths: Sequence[str | Path], store: Collection, *,
     items = iter_sourced(paths, options, on_failure=report.add_failure)
     if on_progress is not None:
         report.files_total, report.bytes_total = count_files(paths, options)
-    ingest_sourced(items, store, policy=policy, batch_chunks=batch_chunks, report=report,
+    ingest_sourced(items, coll, policy=policy, batch_chunks=batch_chunks, report=report,
                    on_progress=on_progress, replace_others=replace_others)
     report.seconds = time.perf_counter() - started
     return report

@@ -19,22 +19,22 @@ from ..collection import Collection
 from ..stores import DocumentRecord
 
 
-def stale_documents(paths: Sequence[str | Path], store: Collection) -> list[DocumentRecord]:
+def stale_documents(paths: Sequence[str | Path], coll: Collection) -> list[DocumentRecord]:
     """The documents recorded under any directory of ``paths`` whose file is gone."""
     roots = [os.path.realpath(p) for p in paths if os.path.isdir(p)]
     if not roots:
         return []
     prefixes = tuple(r.rstrip(os.sep) + os.sep for r in roots)
-    return [d for d in store.store.list_documents(store.name)
+    return [d for d in coll.store.list_documents(coll.name)
             if d.source_path and d.source_path.startswith(prefixes)
             and not os.path.lexists(d.source_path)]
 
 
-def prune(paths: Sequence[str | Path], store: Collection, *, dry_run: bool = False
+def prune(paths: Sequence[str | Path], coll: Collection, *, dry_run: bool = False
           ) -> list[str]:
     """Delete (or, on a dry run, only list) :func:`stale_documents`; their doc_ids."""
-    stale = stale_documents(paths, store)
+    stale = stale_documents(paths, coll)
     if not dry_run:
         for record in stale:
-            store.store.delete_document(store.name, record.doc_id)
+            coll.store.delete_document(coll.name, record.doc_id)
     return [d.doc_id for d in stale]

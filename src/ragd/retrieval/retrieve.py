@@ -57,12 +57,12 @@ def _pool() -> ThreadPoolExecutor | None:
         return _POOL
 
 
-def _vector_hits(query: str, plan: Plan, store: Collection, snap: Snapshot) -> list[Hit]:
-    vector = store.embedder.embed_query(query)
+def _vector_hits(query: str, plan: Plan, coll: Collection, snap: Snapshot) -> list[Hit]:
+    vector = coll.embedder.embed_query(query)
     return snap.vector_search(vector, plan.pool, plan.filters)
 
 
-def hit_lists(query: str, plan: Plan, store: Collection,
+def hit_lists(query: str, plan: Plan, coll: Collection,
               snap: Snapshot | None = None) -> dict[str, list[Hit]]:
     """The store's filtered hit lists (keys and scores) the plan's mode asks for, best first,
     read from ``snap`` (a snapshot of their own when it is None).
@@ -73,14 +73,14 @@ def hit_lists(query: str, plan: Plan, store: Collection,
     query = validate_query(query)
     pool = _pool() if plan.mode == "hybrid" else None
     if snap is None:
-        with store.store.snapshot(store.name, parallel=pool is not None) as snap:
-            return hit_lists(query, plan, store, snap)
+        with coll.store.snapshot(coll.name, parallel=pool is not None) as snap:
+            return hit_lists(query, plan, coll, snap)
     hits: dict[str, list[Hit]] = {}
-    pending: Future | None = (pool.submit(_vector_hits, query, plan, store, snap)
+    pending: Future | None = (pool.submit(_vector_hits, query, plan, coll, snap)
                               if pool else None)
     try:
         if plan.mode in ("vector", "hybrid") and pending is None:
-            hits["vector"] = _vector_hits(query, plan, store, snap)
+            hits["vector"] = _vector_hits(query, plan, coll, snap)
         if plan.mode in ("lexical", "hybrid"):
             hits["lexical"] = snap.lexical_search(query_terms(query), plan.pool, plan.filters)
     except BaseException:
@@ -92,12 +92,12 @@ def hit_lists(query: str, plan: Plan, store: Collection,
     return hits
 
 
-def candidate_lists(query: str, plan: Plan, store: Collection) -> dict[str, list[Candidate]]:
+def candidate_lists(query: str, plan: Plan, coll: Collection) -> dict[str, list[Candidate]]:
     """The filtered candidate lists the plan's mode asks for, each best first, with their
     chunks' content (all read from one snapshot)."""
     parallel = plan.mode == "hybrid" and _pool() is not None
-    with store.store.snapshot(store.name, parallel=parallel) as snap:
-        hits = hit_lists(query, plan, store, snap)
+    with coll.store.snapshot(coll.name, parallel=parallel) as snap:
+        hits = hit_lists(query, plan, coll, snap)
         keys = [h.key for lst in hits.values() for h in lst]
         chunks = snap.get_chunks(keys) if keys else {}
     return {name: _candidates(lst, chunks, name) for name, lst in hits.items()}
@@ -131,21 +131,21 @@ def _hydrate(ranked: Sequence[Candidate], snap: Snapshot) -> list[Candidate]:
     return out
 
 
-def retrieve(query: str, plan: Plan | None, store: Collection) -> list[Candidate]:
-    """Ranked candidates for ``query`` from ``store`` (a collection handle) under ``plan``.
+def retrieve(query: str, plan: Plan | None, coll: Collection) -> list[Candidate]:
+    """Ranked candidates for ``query`` from ``coll`` (a collection handle) under ``plan``.
 
     Fusion and section pinning work on keys and scores; only the final ``k``
-    chunks are read from the store, in the snapshot the searches read. Without a plan, the
+    chunks are read from the coll, in the snapshot the searches read. Without a plan, the
     collection's profile plans.
     """
-    plan = plan or store.plan
+    plan = plan or coll.plan
     if plan.mode == "hybrid":
         FUSION.get(plan.fusion)  # an unknown method fails before any search
     query = validate_query(query)
     parallel = plan.mode == "hybrid" and _pool() is not None
-    with store.store.snapshot(store.name, parallel=parallel) as snap:
+    with coll.store.snapshot(coll.name, parallel=parallel) as snap:
         lists = {name: _skeletons(hits, name)
-                 for name, hits in hit_lists(query, plan, store, snap).items()}
+                 for name, hits in hit_lists(query, plan, coll, snap).items()}
         if plan.mode == "hybrid":
             params = ({"k": plan.rrf_k} if plan.fusion == "rrf"
                       else {"weights": dict(plan.weights)})

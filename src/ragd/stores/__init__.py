@@ -6,18 +6,20 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import UsageError
+from ..registry import Registry
 from .base import (CollectionInfo, DocumentRecord, Hit, ReadOnlyStoreError, Snapshot, Store,
                    StoredChunk, rank_hits)
 from .sqlite import SQLiteStore
 
 SQLITE_FILENAME = "ragd.sqlite"
 
-_URL_OPENERS: dict[str, Callable[[str], Store]] = {}
+STORES: Registry[Callable[[str], Store]] = Registry("store URL scheme")
+"""Store openers by URL scheme (``postgresql``); a path is the embedded SQLite store."""
 
 
 def register_store_scheme(scheme: str, opener: Callable[[str], Store]) -> None:
     """Make ``open_store("<scheme>://...")`` call ``opener(url)``."""
-    _URL_OPENERS[scheme] = opener
+    STORES.register(scheme, opener, replace=True)
 
 
 def _open_postgres(url: str) -> Store:
@@ -45,10 +47,10 @@ def open_store(location: str | Path) -> Store:
     text = str(location)
     if "://" in text:
         scheme = text.split("://", 1)[0].lower()
-        if scheme not in _URL_OPENERS:
+        if scheme not in STORES:
             raise UsageError(f"unsupported store URL scheme {scheme!r} in {text!r} "
-                             f"(supported: a path{''.join(', ' + s + '://' for s in sorted(_URL_OPENERS))})")
-        return _URL_OPENERS[scheme](text)
+                             f"(supported: a path{''.join(', ' + s + '://' for s in STORES.names())})")
+        return STORES.get(scheme)(text)
     path = Path(text).expanduser()
     if path.suffix.lower() in (".sqlite", ".sqlite3", ".db"):
         return SQLiteStore(path)

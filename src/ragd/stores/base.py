@@ -220,6 +220,11 @@ class Store(Protocol):
 
     def stats(self, collection: str) -> dict[str, Any]: ...
 
+    def data_version(self, collection: str) -> int:
+        """A counter bumped by every committed write to the collection (a cache of its
+        contents is good while this stays the same)."""
+        ...
+
     def cache_get(self, collection: str, key: str, max_age: float, now: float) -> str | None:
         """A cached value stored under ``key`` at most ``max_age`` seconds before ``now``
         (epoch seconds) and since the collection's last write; else None."""

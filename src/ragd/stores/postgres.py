@@ -68,7 +68,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -142,7 +141,6 @@ class PostgresStore(PgWrites):
         self._iterative = _version_tuple(self.server.pgvector_version) >= (0, 8, 0)
         self._lock = threading.Lock()
         self._colls: dict[str, _Coll] = {}
-        self._encoders: ThreadPoolExecutor | None = None
         self._closed = False
         self.read_only = ""
         self._miss_version = threading.local()
@@ -158,16 +156,6 @@ class PostgresStore(PgWrites):
         register_vector(conn)
         conn.adapters.register_dumper(TsVector, TsVectorDumper)
         conn.commit()
-
-    def _encoder(self) -> ThreadPoolExecutor:
-        """The thread that prepares a bulk write's COPY data while the server loads."""
-        with self._lock:
-            if self._closed:
-                raise StoreError(f"store {self.url} is closed")
-            if self._encoders is None:
-                self._encoders = ThreadPoolExecutor(max_workers=2,
-                                                    thread_name_prefix="ragd-pg-encode")
-            return self._encoders
 
     @contextmanager
     def _conn(self) -> Iterator[psycopg.Connection]:
@@ -248,10 +236,8 @@ class PostgresStore(PgWrites):
                     conn.execute(ddl)
         coll = self._info(row)
         info = coll.info
-        if (info.embed_model, info.embed_dims) != (embed_model, int(embed_dims)):
-            raise EmbedModelMismatchError(
-                f"collection {name!r} is bound to embedding model {info.embed_model} "
-                f"({info.embed_dims} dims), not {embed_model} ({embed_dims} dims)")
+        EmbedModelMismatchError.check(name, (info.embed_model, info.embed_dims),
+                                      (embed_model, embed_dims))
         with self._lock:
             self._colls[name] = coll
         return info
@@ -459,6 +445,3 @@ class PostgresStore(PgWrites):
         self._pool.close()
         with self._lock:
             self._colls.clear()
-            encoders, self._encoders = self._encoders, None
-        if encoders is not None:
-            encoders.shutdown(wait=True, cancel_futures=True)

@@ -33,7 +33,8 @@ CHUNK_COLUMNS = ("doc_id", "chunk_index", "chunk_id", "section_id", "parent_id",
                  "context", "text", "tags", "metadata", "tokens", "start_offset",
                  "end_offset", "page")
 WRITE_COLUMNS = ("collection_id",) + CHUNK_COLUMNS + ("embedding", "tsv")
-"""The columns a write fills (``pg_copy`` encodes them in this order)."""
+"""The columns a write fills, in the order of its rows (the bulk COPY reads their types
+from the table)."""
 
 
 def migrations() -> list[tuple[int, str, str]]:

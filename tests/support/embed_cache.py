@@ -1,4 +1,6 @@
-"""An embedder wrapper that remembers vectors by the sha256 of the text embedded.
+"""An embedder wrapper that remembers vectors by the sha256 of the text embedded (test and
+bench support code: the gated QA tests and the SciFact experiments read their fixtures
+through it; not part of the ``ragd`` package).
 
 Evaluation and experiments embed the same passages again and again (the same
 corpus under several chunk policies, a CI subset on every run). The wrapper
@@ -16,8 +18,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..embedding.base import Embedder, l2_normalize
-from ..errors import EmbedderError
+from ragd.embedding.base import Embedder, l2_normalize
+from ragd.errors import EmbedderError
 
 
 def text_key(text: str) -> bytes:
