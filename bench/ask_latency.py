@@ -27,10 +27,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "tests"))    # support.embed_cache: the shipped vectors
 
 from ragd import ingest, open_collection  # noqa: E402
 from ragd.answer import answer  # noqa: E402
-from ragd.evaluation.embed_cache import CachedEmbedder  # noqa: E402
+from support.embed_cache import CachedEmbedder  # noqa: E402
 from ragd.evaluation.qa import load_golden  # noqa: E402
 
 CACHE = REPO / "bench" / ".cache" / "ask-latency"
