@@ -35,6 +35,15 @@ class Identities:
         self._files: dict[str, tuple[str, str]] = {}  # resolved path -> first (source, doc_id)
         self._ids: dict[str, str] = {}  # doc_id settled in this run -> source
 
+    def claim(self, source: str, path: str, doc_id: str) -> bool:
+        """Record a file left unread as stored under ``doc_id`` (as :meth:`resolve` would
+        have); False when the file or the doc_id was already taken in this run."""
+        if path in self._files or self._ids.get(doc_id, source) != source:
+            return False
+        self._files[path] = (source, doc_id)
+        self._ids[doc_id] = source
+        return True
+
     def resolve(self, doc: Document, origin: Origin | None
                 ) -> tuple[Document, DocumentRecord | None] | LoadFailure:
         """The document as it will be stored (its doc_id settled) and the stored record of

@@ -24,12 +24,13 @@ from .frontmatter import (FrontMatter, FrontMatterError, interpret_front_matter,
                           parse_front_matter, split_front_matter)
 from .corpus_v1 import declares_corpus, load_corpus
 from .jsonl import first_line, load_jsonl
-from .pdf import SIDECAR as PDF_SIDECAR, load_pdf, load_sidecar
+from .pdf import SIDECAR as PDF_SIDECAR, fingerprint as pdf_fingerprint, load_pdf, load_sidecar
 from .normalize import DecodeProblem, clean_title, decode_utf8, normalize_text, unify_newlines
 from .walk import is_regular_file, matches, walk
 
 __all__ = ["DEFAULT_MAX_DOCUMENT_BYTES", "FileRef", "LoadFailure", "LoadOptions", "Loader",
-           "Origin", "TITLE_MAX_CHARS", "count_files", "iter_documents", "iter_sourced",
+           "Origin", "TITLE_MAX_CHARS", "count_files", "fingerprint", "iter_documents",
+           "iter_sourced",
            "normalize_text",
            "register_loader", "supported_suffixes"]
 
@@ -44,6 +45,7 @@ added) and failures; never raises for bad input."""
 
 LOADERS: Registry[Loader] = Registry("loader")
 """Loaders by the file suffix they read (``.md``, ``.jsonl.gz``)."""
+_FINGERPRINTS: dict[str, Callable[[str], str]] = {}   # suffix -> digest of what its loader reads
 
 
 def register_loader(suffixes: str | Sequence[str], loader: Loader) -> None:
@@ -150,6 +152,7 @@ register_loader((".txt", ".text"), load_text)
 register_loader((".md", ".markdown"), load_markdown)
 register_loader((".jsonl", ".jsonl.gz"), _load_jsonl)
 register_loader(".pdf", load_pdf)
+_FINGERPRINTS[".pdf"] = pdf_fingerprint
 register_loader(".pdf" + PDF_SIDECAR, load_sidecar)  # metadata of NAME.pdf, not a document
 
 
@@ -182,12 +185,24 @@ def iter_documents(paths: Sequence[str | PathLike[str]] | str | PathLike[str],
 
 def iter_sourced(paths: Sequence[str | PathLike[str]] | str | PathLike[str],
                  options: LoadOptions | None = None,
-                 on_failure: Callable[[LoadFailure], None] | None = None
+                 on_failure: Callable[[LoadFailure], None] | None = None,
+                 skip: Callable[[FileRef, str], bool] | None = None
                  ) -> Iterator[tuple[Document, Origin]]:
-    """:func:`iter_documents` with each document's :class:`Origin` (the file it came from)."""
+    """:func:`iter_documents` with each document's :class:`Origin` (the file it came from).
+    ``skip(ref, resolved_path)``, asked before a file is read, may leave it unread (the
+    ingest pipeline's check that a stored file is unchanged)."""
     options = LoadOptions() if options is None else options
     roots = _check_paths(paths)
-    return _stream(roots, options, on_failure or _log_failure)
+    return _stream(roots, options, on_failure or _log_failure, skip)
+
+
+def fingerprint(ref: FileRef) -> str | None:
+    """A digest of everything a whole-file loader reads for ``ref`` (the file's bytes and
+    its sidecar's), for the loaders that make one document of a file and register one
+    (PDFs); None for the others."""
+    suffix = _suffix(ref.name)
+    digest = _FINGERPRINTS.get(suffix or "")
+    return digest(ref.source) if digest else None
 
 
 def count_files(paths: Sequence[str | PathLike[str]] | str | PathLike[str],
@@ -259,7 +274,9 @@ def _unsupported(name: str) -> str:
 
 
 def _stream(roots: list[tuple[str, bool]], options: LoadOptions,
-            report: Callable[[LoadFailure], None]) -> Iterator[tuple[Document, Origin]]:
+            report: Callable[[LoadFailure], None],
+            skip: Callable[[FileRef, str], bool] | None = None
+            ) -> Iterator[tuple[Document, Origin]]:
     seen: dict[str, int] = {}      # doc_id -> index of the file it came from
     files: list[str] = []
     for root, is_dir in roots:
@@ -277,6 +294,9 @@ def _stream(roots: list[tuple[str, bool]], options: LoadOptions,
             suffix = _suffix(ref.name)
             assert suffix is not None
             real = os.path.realpath(ref.source)
+            if skip is not None and skip(ref, real):
+                seen.setdefault(options.id_prefix + ref.rel, number)
+                continue
             for item in LOADERS.get(suffix)(ref, options):
                 if isinstance(item, LoadFailure):
                     report(item)

@@ -207,6 +207,28 @@ def load_pdf(ref: FileRef, options: LoadOptions) -> Iterator[Document | LoadFail
                    format="pdf", metadata=metadata)
 
 
+LOADER_VERSION = "pdf-1"
+"""Part of a PDF's fingerprint: change it when the text extracted from a PDF changes."""
+
+
+def fingerprint(path: str) -> str:
+    """sha256 of the PDF's bytes and of its sidecar's (when there is one) and of the
+    loader's version: what :func:`load_pdf` reads besides the options, so an equal
+    fingerprint is an equal document."""
+    import hashlib
+
+    digest = hashlib.sha256(LOADER_VERSION.encode() + b"\0")
+    for name in (path, path + SIDECAR):
+        try:
+            with open(name, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+        except FileNotFoundError:
+            digest.update(b"\0no sidecar")
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
 def load_sidecar(ref: FileRef, options: LoadOptions) -> Iterator[Document | LoadFailure]:
     """``NAME.pdf.md`` is metadata of ``NAME.pdf``, read by :func:`load_pdf`, not a document."""
     return iter(())

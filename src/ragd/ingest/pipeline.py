@@ -3,7 +3,9 @@
 Documents stream from the loaders with the file each came from; its doc_id is settled
 against the collection first (:mod:`ragd.ingest.identity`: the same file keeps its doc_id,
 another file under a stored doc_id is refused). An unchanged document (same content hash,
-same file) costs one lookup and no chunking or embedding. Changed and new documents are
+same file) costs one lookup and no chunking or embedding; a PDF (a loader that registers a
+fingerprint) whose file, sidecar, place and run settings are those recorded for it is not
+even read again (:func:`ingest`). Changed and new documents are
 checked against the profile's metadata rules, chunked under its policy and gathered until a
 batch is full, embedded together, and written one transaction each; a document larger than
 a batch is embedded and written in batches and swapped in at once
@@ -25,6 +27,7 @@ from typing import Callable, Iterable, Sequence
 from ..chunking import chunk_document, chunk_warnings
 from ..collection import Collection
 from ..errors import EmbedderError, EmbeddingFailureError, InvalidDocumentError
+from .. import __version__
 from ..ids import canonical_json, sha256_hex
 from ..stores import DocumentRecord
 from ..stores.rows import check_chunks, check_document, check_text
@@ -32,7 +35,8 @@ from ..types import Chunk, ChunkPolicy, Document
 from .base import LoadFailure, Origin
 from .identity import Identities
 from .index import write_documents, write_staged
-from .loaders import LoadOptions, count_files, iter_sourced
+from .base import FileRef
+from .loaders import LoadOptions, count_files, fingerprint, iter_sourced
 from .metadata_rules import check_metadata
 from .report import JOB_NAMESPACE, IngestReport
 
@@ -40,6 +44,10 @@ __all__ = ["IngestReport", "JOB_NAMESPACE", "ProgressFn", "document_hash", "inge
            "ingest_documents"]
 
 ProgressFn = Callable[[IngestReport], None]
+
+SOURCE_KEY = "source_key"
+"""Record metadata: digest of a whole-file document's file, sidecar, relative path and run
+settings (chunk policy, tags, metadata, id prefix, ragd version) when it was stored."""
 
 
 def document_hash(doc: Document, policy: ChunkPolicy) -> str:
@@ -95,10 +103,13 @@ def ingest_documents(documents: Iterable[Document], coll: Collection, *,
 def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], coll: Collection, *,
                    policy: ChunkPolicy | None = None, batch_chunks: int = 1024,
                    report: IngestReport | None = None, on_progress: ProgressFn | None = None,
-                   replace_others: bool = False) -> IngestReport:
+                   replace_others: bool = False, identities: Identities | None = None,
+                   source_keys: dict[str, str] | None = None) -> IngestReport:
     """:func:`ingest_documents` for documents with the file each came from (``None``: no
     file), whose doc_ids are checked against the collection (``replace_others``: a
-    different file under a stored doc_id replaces it instead of being refused)."""
+    different file under a stored doc_id replaces it instead of being refused).
+    ``source_keys`` (resolved path -> key) are recorded with the documents of those files
+    (``metadata.source_key``: what :func:`ingest` compares to leave a file unread)."""
     report = report or IngestReport()
     policy = policy or coll.chunk_policy
     rules = coll.profile.ingest.get("metadata", {})
@@ -107,7 +118,8 @@ def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], coll: Collec
     stamp = ({"embedding_model": coll.embedder.name,
               "embedding_version": str(getattr(coll.embedder, "version", coll.embedder.name))}
              if coll.profile.ingest.get("record_embedder") else {})
-    identities = Identities(coll, replace_others=replace_others)
+    identities = identities or Identities(coll, replace_others=replace_others)
+    keys = source_keys if source_keys is not None else {}
     files = _Files(report)
     started = time.perf_counter()
     pending: list[tuple[DocumentRecord, list[Chunk], bool]] = []
@@ -190,8 +202,11 @@ def ingest_sourced(items: Iterable[tuple[Document, Origin | None]], coll: Collec
                                            "metadata" if exc.field else "invalid"))
             progress()
             continue
+        meta = dict(doc.metadata)
+        if origin is not None and origin.path in keys:
+            meta[SOURCE_KEY] = keys[origin.path]
         record = DocumentRecord(doc_id=doc.doc_id, content_hash=digest, title=doc.title,
-                                source=doc.source, metadata=dict(doc.metadata),
+                                source=doc.source, metadata=meta,
                                 source_path=origin.path if origin else "")
         try:  # what no store holds (a NUL in an id or metadata): refused here, on any backend
             check_document(record)
@@ -237,10 +252,36 @@ def ingest(paths: Sequence[str | Path], coll: Collection, *,
     :func:`ingest_sourced`."""
     report = IngestReport()
     started = time.perf_counter()
-    items = iter_sourced(paths, options, on_failure=report.add_failure)
+    identities = Identities(coll, replace_others=replace_others)
+    keys: dict[str, str] = {}
+    run = canonical_json({"policy": (policy or coll.chunk_policy).as_dict(),
+                          "tags": list(options.tags), "metadata": dict(options.metadata),
+                          "id_prefix": options.id_prefix, "ragd": __version__})
+
+    def unchanged_file(ref: FileRef, path: str) -> bool:
+        """A whole-file document stored from this very file, place and settings: counted
+        unchanged without reading it (a PDF's extraction is most of a re-ingest)."""
+        digest = fingerprint(ref)
+        if digest is None:
+            return False
+        key = sha256_hex(canonical_json([digest, ref.rel, run]))
+        keys[path] = key
+        stored = coll.store.documents_from(coll.name, path)
+        if len(stored) != 1 or stored[0].metadata.get(SOURCE_KEY) != key \
+                or not identities.claim(ref.source, path, stored[0].doc_id):
+            return False
+        report.unchanged += 1
+        report.files_done += 1
+        report.seen.append(f"{stored[0].doc_id}:{stored[0].content_hash}")
+        if on_progress:
+            on_progress(report)
+        return True
+
+    items = iter_sourced(paths, options, on_failure=report.add_failure, skip=unchanged_file)
     if on_progress is not None:
         report.files_total, report.bytes_total = count_files(paths, options)
     ingest_sourced(items, coll, policy=policy, batch_chunks=batch_chunks, report=report,
-                   on_progress=on_progress, replace_others=replace_others)
+                   on_progress=on_progress, replace_others=replace_others,
+                   identities=identities, source_keys=keys)
     report.seconds = time.perf_counter() - started
     return report

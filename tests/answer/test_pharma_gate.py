@@ -1,0 +1,160 @@
+"""The CI gate of the pharma-qa profile (QA contract v1), offline on the extractive path.
+
+A fixed subset (tests/pharma_ci.py: 17 of the 55 PDFs of ../shared/data/pharma-pdfs, the
+ones its questions' expected answers are in; twelve answerable questions and four to refuse
+of bench/golden/pharma_qa.jsonl, four of bench/golden/pharma_perturb.jsonl) is ingested
+with the pharma-qa profile; the chunks' vectors ship in tests/fixtures/pharma_vectors.npz
+(made by bench/pharma_vectors_fixture.py); questions and answer sentences are embedded
+live and the cross-encoder runs live. Gates: the contract's metrics (pass, hallucination,
+fallback_used_rate_answerable, incorrect_refusal), at the levels this subset measured when
+the gate was set, with a margin (CI_GATES: a regression gate). The contract's own levels
+(the profile's [evaluation.gates]) are not met by the offline path; the full sets run in
+bench/ (bench/qa_golden.py) and docs/profiles/pharma-qa.md reports both halves.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from helpers import REPO, shared
+from pharma_ci import CI_PDFS, in_baseline, in_perturb
+from ragd import ingest, open_collection
+from ragd.answer import answer
+from ragd.answer.render import render_facts
+from ragd.evaluation.embed_cache import CachedEmbedder
+from ragd.evaluation.gates import check_gates, parse_gates
+from ragd.evaluation.qa import METRICS, load_golden, metrics, run_golden
+from ragd.ingest.loaders import LoadOptions
+
+FIXTURE = REPO / "tests" / "fixtures" / "pharma_vectors.npz"
+BASELINE = REPO / "bench" / "golden" / "pharma_qa.jsonl"
+PERTURB = REPO / "bench" / "golden" / "pharma_perturb.jsonl"
+REFUSAL = "Not found in provided PDFs"
+
+pytestmark = pytest.mark.slow
+
+
+# Measured on this subset when the gate was set (the shipped profile: the contract's 0.20 /
+# 0.18; all-MiniLM-L6-v2, int8 corpus vectors): baseline pass 0.5625 (9/16), incorrect_refusal
+# 0.083 (1/12), hallucination 0.0625 (1/16: ph-u007, EU GMP "Annex 23"),
+# fallback_used_rate_answerable 0.0; perturbations pass 0.5 (2/4), incorrect_refusal 0.25
+# (1/4), hallucination 0, fallback 0. Gates: those levels less one question (a regression gate),
+# hallucination at its measured level, the fallback at the contract's 0.15. The contract's own
+# levels (the profile's [evaluation.gates]) are not met offline: docs/profiles/pharma-qa.md.
+CI_GATES = {
+    "baseline": ["pass>=0.5", "hallucination<=0.07", "fallback_used_rate_answerable<=0.15",
+                 "incorrect_refusal<=0.17"],
+    "perturb": ["pass>=0.25", "hallucination==0", "fallback_used_rate_answerable<=0.15",
+                "incorrect_refusal<=0.5"],
+}
+OPTIONS = LoadOptions(include=CI_PDFS)
+
+
+@pytest.fixture(scope="module")
+def pharma(tmp_path_factory):
+    from ragd.embedding.onnx import MiniLMEmbedder
+
+    pdfs = shared("pharma-pdfs")
+    embedder = CachedEmbedder(MiniLMEmbedder(), CachedEmbedder.load_vectors(FIXTURE),
+                              allow_misses=False)
+    coll = open_collection(tmp_path_factory.mktemp("pharma") / "store", "pharma", embedder,
+                           create=True, profile="pharma-qa")
+    report = ingest([pdfs], coll, options=OPTIONS)
+    assert (report.new, report.failed) == (len(CI_PDFS), 0)
+    embedder.allow_misses = True  # questions and sentences are embedded live
+    yield coll
+    coll.close()
+
+
+def _gates(specs, measured):
+    gates = parse_gates(specs, ["qa"], METRICS, default_mode="qa")
+    return check_gates(gates, {"qa": measured})
+
+
+@pytest.fixture(scope="module")
+def baseline(pharma):
+    golden = [g for g in load_golden(BASELINE) if in_baseline(g.id, g.expected_not_found)]
+    assert len(golden) == 16
+    results = run_golden(golden, pharma)
+    return results, metrics(results)
+
+
+@pytest.fixture(scope="module")
+def perturb(pharma):
+    golden = [g for g in load_golden(PERTURB) if in_perturb(g.id)]
+    assert len(golden) == 4
+    results = run_golden(golden, pharma)
+    return results, metrics(results)
+
+
+def _failures(results):
+    return [f"{r.golden.id}: {'; '.join(r.why)}" for r in results if not r.passed]
+
+
+def test_baseline_stays_at_its_gates(baseline):
+    results, m = baseline
+    bad = [g for g in _gates(CI_GATES["baseline"], m) if not g.passed]
+    assert not bad, ([g.describe() for g in bad], _failures(results))
+
+
+def test_perturbations_stay_at_their_gates(perturb):
+    results, m = perturb
+    bad = [g for g in _gates(CI_GATES["perturb"], m) if not g.passed]
+    assert not bad, ([g.describe() for g in bad], _failures(results))
+
+
+def test_the_profile_holds_the_contract_gates_and_alert(pharma):
+    evaluation = pharma.profile.data["evaluation"]
+    assert list(evaluation["gates"]["baseline"]) == [
+        "pass>=0.95", "hallucination==0", "fallback_used_rate_answerable<=0.15",
+        "incorrect_refusal<=0.02"]
+    assert evaluation["gates"]["perturb"][0] == "pass>=0.90"
+    assert evaluation["alerts"]["fallback_used_rate_answerable"] == (
+        "Fallback retrieval triggered too often; check embeddings/index changes or "
+        "similarity calibration.")
+
+
+def test_output_text_contract_and_every_sentence_on_its_cited_page(pharma, baseline):
+    results, _ = baseline
+    chunk_at_end = re.compile(r", ([0-9a-f]{32})\)$")
+    for r in results:
+        a = r.answer
+        if a["status"] == "refused":
+            assert a["answer"] == REFUSAL and not a["sentences"]
+            continue
+        lines = a["answer"].split("\n")
+        assert lines[0] == "ANSWER:" and re.match(r"^CONFIDENCE: (High|Medium|Low)$", lines[-1])
+        evidence = {e["chunk_id"]: e for e in a["evidence"]}
+        for n, (text, s) in enumerate(zip(lines[1:-1], a["sentences"]), start=1):
+            m = chunk_at_end.search(text)   # PDF names hold parentheses and commas
+            assert m, text
+            cited = evidence[m.group(1)]
+            assert isinstance(cited["page"], int)
+            assert text == f"{n}. {s['text']} ({cited['pdf']}, p{cited['page']}, {m.group(1)})"
+            assert " ".join(s["text"].split()) in " ".join(cited["text"].split())
+
+
+def test_facts_debug_text(pharma):
+    a = answer("What is an electronic signature under 21 CFR Part 11?", pharma)
+    text = render_facts(a.facts)
+    lines = text.split("\n")
+    assert lines[0] == "FACTS:" and len(lines) == len(a.facts) + 1 >= 2
+    for ln in lines[1:]:
+        assert re.match(r'^- ".+" \(pdf=".+\.pdf", page=\d+, chunk_id="[0-9a-f]{32}", '
+                        r"score=\d\.\d{4}\)$", ln), ln
+
+
+def test_scope_keeps_to_one_authority(pharma):
+    a = answer("What are the requirements for audit trails?", pharma, scope="ICH")
+    assert all(f["pdf"] for f in a.facts_dicts())
+    assert {e.doc_id.split("/")[0] for e in a.facts} <= {"ich"}
+
+
+def test_unchanged_folder_reingests_in_seconds(pharma):
+    started = time.perf_counter()
+    report = ingest([shared("pharma-pdfs")], pharma, options=OPTIONS)
+    assert (report.unchanged, report.new, report.changed) == (len(CI_PDFS), 0, 0)
+    assert time.perf_counter() - started < 10   # no PDF is read again
