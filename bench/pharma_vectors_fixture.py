@@ -19,13 +19,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ragd.collection import open_collection
-from ragd.embedding.onnx import MiniLMEmbedder
-from ragd.evaluation.embed_cache import CachedEmbedder, text_key
-
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "tests" / "fixtures" / "pharma_vectors.npz"
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests"))     # support.embed_cache
+
+from ragd.collection import open_collection  # noqa: E402
+from ragd.embedding.onnx import MiniLMEmbedder  # noqa: E402
+from support.embed_cache import CachedEmbedder, text_key  # noqa: E402
 
 
 def main() -> int:

@@ -24,7 +24,7 @@ from pharma_ci import CI_PDFS, in_baseline, in_perturb
 from ragd import ingest, open_collection
 from ragd.answer import answer
 from ragd.answer.render import render_facts
-from ragd.evaluation.embed_cache import CachedEmbedder
+from support.embed_cache import CachedEmbedder
 from ragd.evaluation.gates import check_gates, parse_gates
 from ragd.evaluation.qa import METRICS, load_golden, metrics, run_golden
 from ragd.ingest.loaders import LoadOptions
