@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 
 from ..errors import LLMError, LLMInvalidOutputError, LLMResponseError, LLMUnavailableError
 from .client import ANY_MODEL, ChatClient
@@ -33,5 +35,25 @@ def make_client(url: str | None, model: str | None) -> ChatClient | None:
     return ChatClient(url.strip(), name, **options)
 
 
-__all__ = ["ANY_MODEL", "ChatClient", "DEFAULT_MODEL", "RETRIES_ENV", "TIMEOUT_ENV", "LLMError", "LLMInvalidOutputError",
-           "LLMResponseError", "LLMUnavailableError", "MODEL_ENV", "make_client"]
+_STDERR_HANDLER: logging.Handler | None = None
+
+
+def warnings_to_stderr() -> None:
+    """Print the LLM path's warnings on stderr ("ragd: ..."): why a model call failed or
+    was retried, next to the refusal the command prints. For command-line use; once."""
+    global _STDERR_HANDLER
+    if _STDERR_HANDLER is not None:
+        return
+    _STDERR_HANDLER = logging.StreamHandler(sys.stderr)
+    _STDERR_HANDLER.setFormatter(logging.Formatter("ragd: %(message)s"))
+    _STDERR_HANDLER.setLevel(logging.WARNING)
+    for name in ("ragd.llm", "ragd.answer.llm_path"):
+        logger = logging.getLogger(name)
+        logger.addHandler(_STDERR_HANDLER)
+        if logger.level == logging.NOTSET or logger.level > logging.WARNING:
+            logger.setLevel(logging.WARNING)
+
+
+__all__ = ["ANY_MODEL", "ChatClient", "DEFAULT_MODEL", "LLMError", "LLMInvalidOutputError",
+           "LLMResponseError", "LLMUnavailableError", "MODEL_ENV", "RETRIES_ENV", "TIMEOUT_ENV",
+           "make_client", "warnings_to_stderr"]
