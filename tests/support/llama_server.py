@@ -26,6 +26,7 @@ import json
 import os
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -206,6 +207,32 @@ class LlamaServer:
         except OSError:
             return "(no log)"
         return " | ".join(text.strip().splitlines()[-lines:])
+
+    def processing(self) -> bool:
+        """True while a slot is working on a request (``GET /slots``)."""
+        try:
+            status, body = _get(f"{self.root}/slots", timeout=2)
+            return status == 200 and any(s.get("is_processing") for s in json.loads(body))
+        except (OSError, ValueError):
+            return False
+
+    def kill_when_processing(self, timeout: float = 60.0) -> threading.Thread:
+        """A started thread that SIGKILLs the server as soon as it is answering a request
+        (``self.killed_mid_request`` says whether it caught one)."""
+        self.killed_mid_request = False
+
+        def watch() -> None:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline and self.returncode() is None:
+                if self.processing():
+                    self.killed_mid_request = True
+                    self.kill()
+                    return
+                time.sleep(0.05)
+
+        thread = threading.Thread(target=watch, daemon=True)
+        thread.start()
+        return thread
 
     def metrics(self) -> dict:
         """``GET /props`` (the server's settings), parsed."""
