@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragd.answer.llm_path import (CHARS_PER_TOKEN, MAX_QUOTE, MAX_SENTENCE, MAX_SENTENCES,
-                                  MIN_TEXT, schema_b, schema_c)
+                                  MIN_TEXT, USEFUL_TEXT, schema_b, schema_c)
 from ragd.answer.types import Evidence, Fact
 from ragd.errors import LLMResponseError
 from ragd.llm import ChatClient, make_client
@@ -76,6 +76,8 @@ def test_the_longest_allowed_reply_fits_the_budget(n, id_len, pdf, budget):
         else:  # the floor: one row with the shortest text, whatever the budget
             assert size <= one_row + 60
         assert row["properties"]["chunk_id"]["enum"] == sorted(f.evidence.chunk_id for f in fs)
+        if array["maxItems"] > 1:  # rows are dropped before a text is cut short
+            assert row["properties"][text]["maxLength"] >= USEFUL_TEXT
     assert schema_b(fs, fields, budget)["properties"]["relevant_facts"]["maxItems"] <= n
     assert schema_c(fs, fields, budget)["properties"]["answer_sentences"][
         "maxItems"] <= MAX_SENTENCES

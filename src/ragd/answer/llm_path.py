@@ -33,7 +33,9 @@ MAX_QUOTE = 600
 MAX_SENTENCE = 400
 MAX_SENTENCES = 6
 MIN_TEXT = 40
-"""The shortest string bound a schema gets; below it, fewer rows are allowed instead."""
+"""The shortest string bound a schema gets, whatever the budget."""
+USEFUL_TEXT = 100
+"""The string bound below which a schema allows fewer rows rather than shorter ones."""
 MIN_BUDGET = 64
 CHARS_PER_TOKEN = 3
 """A conservative estimate of the JSON characters one token carries (English text with
@@ -80,20 +82,26 @@ def _row_overhead(facts: Sequence[Fact], fields: Sequence[str], text: str) -> in
     return sum(len(n) + 6 for n in names) + sum(values) + 4
 
 
-def fit(budget: int | None, rows: int, overhead: int, cap: int) -> tuple[int, int]:
-    """(maxItems, maxLength) for ``rows`` rows of ``overhead`` characters plus a string of
-    at most ``cap``, so that the whole array stays within ``budget`` tokens: the string
-    bound shrinks first (down to :data:`MIN_TEXT`), then the number of rows."""
+def fit(budget: int | None, rows: int, overhead: int, cap: int, useful: int
+        ) -> tuple[int, int]:
+    """(maxItems, maxLength) for at most ``rows`` rows of ``overhead`` characters plus a
+    string of at most ``cap``, so that the whole array stays within ``budget`` tokens.
+
+    Rows are dropped first, while each can keep ``useful`` characters of text (a cut
+    sentence is worse than one sentence fewer); a single row's text then shrinks to what
+    is left, down to :data:`MIN_TEXT`."""
     if budget is None:
         return rows, cap
     chars = max(0, budget * CHARS_PER_TOKEN - 60)  # 60: the object around the array
-    rows = max(1, min(rows, chars // (overhead + MIN_TEXT)))
+    fitting = chars // (overhead + min(cap, useful))
+    rows = max(1, min(rows, fitting))
     return rows, max(MIN_TEXT, min(cap, chars // rows - overhead))
 
 
 def schema_b(facts: Sequence[Fact], fields: Sequence[str], budget: int | None = None) -> dict:
     """Phase B's schema: rows of known keys and a quote, bounded to fit ``budget`` tokens."""
-    items, length = fit(budget, len(facts), _row_overhead(facts, fields, "quote"), MAX_QUOTE)
+    items, length = fit(budget, len(facts), _row_overhead(facts, fields, "quote"), MAX_QUOTE,
+                        USEFUL_TEXT)
     row = _row_schema(facts, fields, "quote", length)
     return {"type": "object", "additionalProperties": False, "required": ["relevant_facts"],
             "properties": {"relevant_facts": {"type": "array", "items": row,
@@ -103,7 +111,7 @@ def schema_b(facts: Sequence[Fact], fields: Sequence[str], budget: int | None = 
 def schema_c(facts: Sequence[Fact], fields: Sequence[str], budget: int | None = None) -> dict:
     """Phase C's schema: at most six sentences citing phase B's keys, bounded to ``budget``."""
     items, length = fit(budget, MAX_SENTENCES, _row_overhead(facts, fields, "sentence"),
-                        MAX_SENTENCE)
+                        MAX_SENTENCE, USEFUL_TEXT)
     row = _row_schema(facts, fields, "sentence", length)
     return {"type": "object", "additionalProperties": False,
             "required": ["answer_sentences", "confidence"],
