@@ -64,11 +64,14 @@ def post(url: str, body: dict) -> dict:
 @pytest.fixture(scope="module")
 def tmp_coll(tmp_path_factory):
     root = tmp_path_factory.mktemp("llama-docs")
-    (root / "tmp.md").write_text(TMP)
+    (root / "docs").mkdir()
+    (root / "docs" / "tmp.md").write_text(TMP)
     toy = ToyEmbedder(list(dict.fromkeys(list(VOCABULARY) + [
         "tools", "trade", "temporarily", "exported", "returned", "control"])))
-    c = open_collection(root / "store", "docs", toy, create=True, profile="default")
-    ingest([root], c)
+    profile = root / "small-budget.toml"  # replies of at most 200 tokens: a few seconds
+    profile.write_text('extends = "default"\n\n[answer]\nllm_max_tokens = 200\n')
+    c = open_collection(root / "store", "docs", toy, create=True, profile=profile)
+    ingest([root / "docs"], c)
     yield c
     c.close()
 
@@ -83,8 +86,10 @@ def test_the_server_is_ready_with_the_model_and_the_gemma_template(llama_server)
     assert ids == [ALIAS]
     prompt = post(f"{llama_server.root}/apply-template",
                   {"messages": MESSAGES})["prompt"]
-    # Gemma turns, the system text inside the first user turn, a model turn opened
-    assert prompt.startswith("<bos><start_of_turn>user\nAnswer with JSON only.\n\nAudit logs")
+    # Gemma turns, the system text inside the first user turn, a model turn opened (the
+    # template's leading <bos> is left to the tokenizer, which adds it)
+    assert prompt.removeprefix("<bos>").startswith(
+        "<start_of_turn>user\nAnswer with JSON only.\n\nAudit logs")
     assert prompt.endswith("<end_of_turn>\n<start_of_turn>model\n")
     assert "<|im_start|>" not in prompt  # not the ChatML fallback
     props = llama_server.metrics()
@@ -111,7 +116,7 @@ def test_an_unbounded_schema_is_cut_off_and_the_llm_path_refuses_instead(llama_s
         assert "max_tokens=24" in str(exc) or "not valid JSON" in str(exc)
     else:  # the model may close the array early; then it is the schema's type
         assert isinstance(value, dict)
-    # the LLM path with the profile's budget cut to the minimum: never an exception
+    # the LLM path on the same server sends bounded schemas: an answer or a refusal
     a = answer(QUESTION, tmp_coll, llm=chat)
     assert a.status in ("answered", "refused") and a.trace.path == "llm"
     if a.status == "refused":

@@ -192,12 +192,13 @@ class LlamaServer:
             self.process.wait(timeout=10)
 
     def stop(self) -> None:
-        """SIGTERM the process, SIGKILL it if it has not exited after 10 s."""
+        """SIGTERM the process, SIGKILL it if it has not exited after 3 s (a server busy on
+        a prompt can take longer to stop)."""
         if self.process is None or self.process.poll() is not None:
             return
         self.process.terminate()
         try:
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=3)
         except subprocess.TimeoutExpired:
             self.kill()
 
