@@ -5,7 +5,7 @@ Evidence and question are fenced as data in the prompts: a passage that says "ig
 previous instructions" is a passage, not an instruction. Every JSON schema sent is
 bounded (``maxItems``, ``maxLength``, ``enum`` of this request's citation keys) and the
 bounds are fitted to the reply budget: the longest reply the schema allows is about
-``max_tokens`` (at :data:`CHARS_PER_TOKEN`), so a grammar-constrained server (llama.cpp)
+``max_tokens`` (at :data:`CHARS_PER_TOKEN` characters a token), so a grammar-constrained server (llama.cpp)
 cannot run into ``max_tokens`` mid-array. A reply that is cut off or invalid is retried
 once with half the budget (and a schema fitted to it), then the question is refused
 (``llm_invalid_output``); a model that cannot be reached, or an endpoint that refuses
@@ -37,9 +37,12 @@ MIN_TEXT = 40
 USEFUL_TEXT = 100
 """The string bound below which a schema allows fewer rows rather than shorter ones."""
 MIN_BUDGET = 64
-CHARS_PER_TOKEN = 3
-"""A conservative estimate of the JSON characters one token carries (English text with
-Gemma's or Llama's tokenizer averages about 4): what fits a schema to a token budget."""
+CHARS_PER_TOKEN = 1.5
+"""A conservative estimate of the JSON characters one token carries: what fits a schema to
+a token budget. English prose averages about 4, but ids in hex and the regulations'
+enumerations ("(a) (b) (c)", section numbers) cost nearly a token a character with
+tokenizers that split digits (Gemma's); at 3, 14 of 32 real replies still ran into
+max_tokens."""
 CONFIDENCE = ("High", "Medium", "Low")
 
 SYSTEM = (
@@ -92,7 +95,7 @@ def fit(budget: int | None, rows: int, overhead: int, cap: int, useful: int
     is left, down to :data:`MIN_TEXT`."""
     if budget is None:
         return rows, cap
-    chars = max(0, budget * CHARS_PER_TOKEN - 60)  # 60: the object around the array
+    chars = max(0, int(budget * CHARS_PER_TOKEN) - 60)  # 60: the object around the array
     fitting = chars // (overhead + min(cap, useful))
     rows = max(1, min(rows, fitting))
     return rows, max(MIN_TEXT, min(cap, chars // rows - overhead))
