@@ -12,8 +12,9 @@ from ragd.collection import Collection, open_collection
 from ragd.embedding.toy import ToyEmbedder
 from ragd.stores import open_store
 
-# The scripted OpenAI-compatible chat server (``openai_server``) for any test.
-pytest_plugins = ("support.openai_server",)
+# The scripted OpenAI-compatible chat server (``openai_server``) and a real llama.cpp
+# server with a tiny model (``llama_server``, ``llama_factory``) for any test.
+pytest_plugins = ("support.openai_server", "support.llama_server")
 
 
 @pytest.fixture

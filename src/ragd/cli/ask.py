@@ -16,8 +16,9 @@ def llm_client(url: str | None, model: str | None) -> Any:
     url = url if url is not None else os.environ.get("RAGD_LLM_URL")
     if not url or url.strip().lower() == "none":
         return None
-    from ..llm import make_client
+    from ..llm import make_client, warnings_to_stderr
 
+    warnings_to_stderr()  # why a model call failed, next to the refusal
     return make_client(url, model)
 
 

@@ -46,6 +46,25 @@ def rejects_structured_output(failure: RequestFailed) -> bool:
     return failure.status in (400, 422) and ("response_format" in text or "json_schema" in text)
 
 
+ANY_MODEL = "default"
+"""The model name that means "whatever the server serves" (no name check)."""
+
+
+def _model_id(name: str) -> str:
+    base = name.strip().lower().replace("\\", "/").rsplit("/", 1)[-1]
+    return base[:-5] if base.endswith(".gguf") else base
+
+
+def same_model(asked: str, served: str | None) -> bool:
+    """True when a reply from ``served`` answers a request for ``asked``: the same name
+    (case, a directory and ``.gguf`` aside), a version of it (``gpt-4o`` answered by
+    ``gpt-4o-2024-08-06``, ``llama3`` by ``llama3:latest``), or no name in the reply."""
+    if not served:
+        return True
+    a, s = _model_id(asked), _model_id(served)
+    return s == a or (s.startswith(a) and not s[len(a)].isalnum())
+
+
 def _model_missing(failure: RequestFailed) -> bool:
     text = f"{failure} {failure.body}".lower()
     return (failure.status in (400, 404) and "model" in text
@@ -62,7 +81,7 @@ class ChatClient:
 
     def __init__(self, base_url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY",
                  timeout: float = 30.0, max_retries: int = 3, backoff: float = 0.5,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, check_model: bool = True) -> None:
         if not model or not str(model).strip():
             raise ConfigError("chat client needs a model name")
         self.model = str(model).strip()
@@ -73,6 +92,9 @@ class ChatClient:
         self.api_key_env = str(api_key_env)
         self.structured_output = True
         """False once the server refused the json_schema response format."""
+        self.check_model = check_model and self.model != ANY_MODEL
+        """Refuse a reply from another model than the one named (llama.cpp answers with the
+        one model it has, whatever the request names); off for :data:`ANY_MODEL`."""
         self._sleep = sleep
         self._api_key = read_api_key(self.api_key_env, self.base_url, _WHO)
 
@@ -112,6 +134,10 @@ class ChatClient:
         except NotACompletionError as exc:
             raise self._response_error(f"answered something that is not a chat completion: "
                                        f"{exc}") from None
+        if self.check_model and not same_model(self.model, completion.model):
+            raise self._response_error(
+                f"serves model {completion.model!r}, not {self.model!r} (name the served model "
+                f"with --model, or leave --model out)")
         return self._output(completion, schema, max_tokens)
 
     def models(self) -> list[str]:

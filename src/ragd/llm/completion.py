@@ -18,6 +18,8 @@ class Completion:
     content: str | None
     finish_reason: str | None
     refusal: str | None = None
+    model: str | None = None
+    """The model the server says answered (llama.cpp: its own, whatever was asked for)."""
 
 
 def chat_request(model: str, messages: list[dict[str, Any]], *, schema: Any, name: str,
@@ -51,9 +53,11 @@ def read_completion(body: bytes) -> Completion:
         raise NotACompletionError("its first choice has no 'message' object")
     finish = choices[0].get("finish_reason")
     refusal = message.get("refusal")
+    model = payload.get("model")
     return Completion(content=_text(message.get("content")),
                       finish_reason=finish if isinstance(finish, str) else None,
-                      refusal=refusal if isinstance(refusal, str) and refusal else None)
+                      refusal=refusal if isinstance(refusal, str) and refusal else None,
+                      model=model if isinstance(model, str) and model.strip() else None)
 
 
 def _text(content: Any) -> str | None:
