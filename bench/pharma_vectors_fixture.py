@@ -4,7 +4,7 @@
 CI answers part of the pharma golden sets (tests/answer/test_pharma_gate.py) over a subset
 of ../shared/data/pharma-pdfs. Embedding their chunks costs minutes on 2 cores, so the
 vectors ship in tests/fixtures/pharma_vectors.npz (int8 with a scale each, keyed by the
-sha256 of the text embedded, as ragd.evaluation.embed_cache.CachedEmbedder reads them);
+sha256 of the text embedded, as tests/support/embed_cache.CachedEmbedder reads them);
 only questions and answer sentences are embedded live. Regenerate after changing the
 embedder, the loader, the pdf_pages chunker or the profile's chunk policy:
 

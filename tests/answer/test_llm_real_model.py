@@ -103,7 +103,7 @@ def demo(tmp_path_factory, profile_path):
 @pytest.fixture(scope="module")
 def ear(tmp_path_factory, profile_path):
     from ragd.embedding.onnx import MiniLMEmbedder
-    from ragd.evaluation.embed_cache import CachedEmbedder
+    from support.embed_cache import CachedEmbedder
 
     embedder = CachedEmbedder(MiniLMEmbedder(), CachedEmbedder.load_vectors(EAR_FIXTURE),
                               allow_misses=False)
