@@ -11,7 +11,7 @@ did is tallied and printed (and written to ``$RAGD_LLM_REPORT`` when set): docs/
 holds the table.
 
 To keep the run short the collections use the ``ear`` profile with a smaller context
-(3 passages, 300 words) and reply budget (280 tokens); ``tests/llm/test_llama_server.py``
+(2 passages, 200 words) and reply budget (160 tokens); ``tests/llm/test_llama_server.py``
 runs ``ragd ask --llm`` with the profile's own budgets.
 """
 
@@ -41,11 +41,11 @@ name = "ear-llm-test"
 extends = "ear"
 
 [context]
-max_tokens = 300
-max_chunks = 3
+max_tokens = 200
+max_chunks = 2
 
 [answer]
-llm_max_tokens = 280
+llm_max_tokens = 160
 """
 
 DEMO_ANSWERABLE = [
