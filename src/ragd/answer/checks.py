@@ -90,7 +90,7 @@ def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[
     """The question's distinctive acronyms and codes that none of the answer's cited
     passages holds: an answer that never mentions the regime, form or item asked about
     ("DSP-5", "5A991", "OFAC") does not answer the question. An acronym found in at least
-    ``common`` of the retrieved pool ("EAR" in export rules) names the documents' own
+    ``common`` of the retrieved pool (the name of the rules the corpus holds) names the documents' own
     world, not the question's subject, and is not required."""
     have: set[str] = set()
     for text in passages:

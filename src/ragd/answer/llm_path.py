@@ -13,7 +13,7 @@ the request or serves another model, refuses with ``llm_unavailable``. The error
 logged (a warning naming the endpoint), never raised to the user.
 
 Rows are mapped to facts by their key: ``chunk_id`` plus the citation scheme's own
-fields (``pdf`` and ``page`` for PDFs, ``section`` for the EAR), as the contract maps
+fields (e.g. ``pdf`` and ``page``, or ``section``), as the QA contract maps
 ``(pdf, page, chunk_id)``. Rows that do not map, repeat, or exceed six are dropped.
 """
 

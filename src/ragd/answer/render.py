@@ -1,7 +1,7 @@
 """Rendering an answer as text: numbered cited sentences and the confidence.
 
 ``numbered`` (default): ``1. <sentence> [<citation>]`` lines and ``Confidence: High``.
-``qa-contract`` (the pharma QA contract): ``ANSWER:``, numbered sentences each with
+``qa-contract`` (QA contract v1's text): ``ANSWER:``, numbered sentences each with
 ``(pdf, p<page>, <chunk_id>)``, and a final ``CONFIDENCE: High|Medium|Low``.
 :func:`render_facts` is the contract's phase A debug text (``FACTS:``).
 """

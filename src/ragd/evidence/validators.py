@@ -44,7 +44,7 @@ def relevance_floor(question: str, candidates: Sequence[Candidate], ctx: Context
 
 def _family(section: str | None, refs: Sequence[str]) -> bool:
     """Whether ``section`` is one of ``refs`` or a sub-paragraph or container of one
-    (``EAR-740.9(a)`` and ``EAR-740.9``): the text of one holds the other's."""
+    (``X-1.2(a)`` and ``X-1.2``): the text of one holds the other's."""
     if not section:
         return False
     for ref in refs:
@@ -121,7 +121,7 @@ def cross_encoder(question: str, candidates: Sequence[Candidate], ctx: Context) 
 
 @VALIDATORS.register("named_scope")
 def named_scope(question: str, candidates: Sequence[Candidate], ctx: Context) -> Step:
-    """A question that names a scope its citation scheme knows (an act: "IPC") accepts only
+    """A question that names a scope its citation scheme knows (an act, a part) accepts only
     passages of that scope (``scope_mismatch``), and refuses when none is left. Schemes
     without scopes pass everything."""
     find = getattr(ctx.scheme, "find_scopes", None)
