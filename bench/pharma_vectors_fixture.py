@@ -21,11 +21,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "tests" / "fixtures" / "pharma_vectors.npz"
-sys.path.insert(0, str(REPO / "tests"))     # support.embed_cache
+sys.path.insert(0, str(REPO / "tests"))     # pharma_ci, and support.embed_cache for vectors_fixture
 
-from ragd.collection import open_collection  # noqa: E402
-from ragd.embedding.onnx import MiniLMEmbedder  # noqa: E402
-from support.embed_cache import CachedEmbedder, text_key  # noqa: E402
+sys.path.insert(0, str(REPO / "bench"))
+from vectors_fixture import write_vectors  # noqa: E402
 
 
 def main() -> int:
@@ -40,14 +39,8 @@ def main() -> int:
         from pharma_ci import CI_PDFS
 
         wanted = set(CI_PDFS)
-    coll = open_collection(args.store, args.collection)
-    cache = CachedEmbedder(MiniLMEmbedder())
-    for chunk, vector in coll.store.iter_chunks(coll.name):
-        if wanted is None or chunk.doc_id in wanted:
-            cache.vectors[text_key(chunk.search_text)] = vector
-    coll.close()
-    path = cache.save(args.out)
-    print(f"wrote {len(cache.vectors)} vectors to {path} ({path.stat().st_size / 1e6:.2f} MB)")
+    write_vectors(args.store, args.collection, Path(args.out),
+                  lambda doc_id: wanted is None or doc_id in wanted)
     return 0
 
 

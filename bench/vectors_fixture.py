@@ -17,12 +17,27 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from ragd.collection import open_collection  # noqa: E402
 from ragd.embedding.onnx import MiniLMEmbedder  # noqa: E402
 from support.embed_cache import CachedEmbedder, text_key  # noqa: E402
 
+
+def write_vectors(store: str, collection: str, out: Path,
+                  keep: Callable[[str], bool] = lambda doc_id: True) -> Path:
+    """The stored vectors of ``collection``'s chunks (of documents ``keep`` admits) to
+    ``out``; prints what it wrote."""
+    coll = open_collection(store, collection)
+    cache = CachedEmbedder(MiniLMEmbedder())
+    for chunk, vector in coll.store.iter_chunks(coll.name):
+        if keep(chunk.doc_id):
+            cache.vectors[text_key(chunk.search_text)] = vector
+    coll.close()
+    path = cache.save(out)
+    print(f"wrote {len(cache.vectors)} vectors to {path} ({path.stat().st_size / 1e6:.2f} MB)")
+    return path
 
 
 def main() -> int:
@@ -31,13 +46,7 @@ def main() -> int:
     ap.add_argument("--collection", default="default")
     ap.add_argument("--out", required=True, type=Path)
     args = ap.parse_args()
-    coll = open_collection(args.store, args.collection)
-    cache = CachedEmbedder(MiniLMEmbedder())
-    for chunk, vector in coll.store.iter_chunks(coll.name):
-        cache.vectors[text_key(chunk.search_text)] = vector
-    coll.close()
-    path = cache.save(args.out)
-    print(f"wrote {len(cache.vectors)} vectors to {path} ({path.stat().st_size / 1e6:.2f} MB)")
+    write_vectors(args.store, args.collection, args.out)
     return 0
 
 
