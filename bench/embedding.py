@@ -83,7 +83,8 @@ def write_subset(corpus: Path, n: int, out: Path) -> int:
 
 
 def write_edited(src: Path, dst: Path, index: int) -> str:
-    """Copy of ``src`` with the text of the ``index``-th record extended; returns its id."""
+    """Write ``src`` to ``dst`` (may be the same file) with the text of the ``index``-th record
+    extended; returns its id."""
     lines = src.read_bytes().splitlines(keepends=True)
     record = json.loads(lines[index])
     record["text"] = record["text"] + EDIT_SUFFIX
@@ -365,7 +366,9 @@ def main(argv: list[str] | None = None) -> int:
                 re_cli.append({"wall_seconds": wall, "cpu_seconds": cpu, **out})
 
         # -- (d) edit one document, re-ingest ----------------------------------------------
-        edited = work / "corpus-edited.jsonl"
+        # The edit is made in place: a document's identity includes its source file, so the
+        # same record in another file would be a different source (refused as a duplicate).
+        edited = data
         edit_index = n_docs // 2
         edit_id = write_edited(data, edited, edit_index)
         before = chunk_keys(lib_coll)
