@@ -1,13 +1,15 @@
 """Strict JSON lines, read the same way everywhere: one JSON object per line, UTF-8, no
 NaN/Infinity, no key twice (an ambiguous record cannot be checked). Used by the JSONL
-loader (``ingest/jsonl.py``) and the retrieval-corpus.v1 reader and validator
-(``corpus/io.py``, ``corpus/validate.py``), so both count bad bytes and word errors alike.
+loader (``ingest/jsonl.py``), the retrieval-corpus.v1 reader and validator
+(``corpus/io.py``, ``corpus/validate.py``) and the evaluation sets (``read_objects``), so all
+count bad bytes and word errors alike.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 
@@ -78,3 +80,21 @@ def parse_line(raw: str | bytes) -> dict[str, Any]:
     if type(value) is not dict:
         raise LineError(f"the line is {kind_of(value)}, not a JSON object")
     return value
+
+
+def read_objects(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line of a small JSON-lines file (question
+    sets, labelled sets), skipping ``{"header": ...}`` lines; a bad line is an
+    ``InvalidDocumentError`` naming the file and line."""
+    from .errors import InvalidDocumentError
+
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                row = parse_line(raw)
+            except LineError as exc:
+                raise InvalidDocumentError(exc.reason, source=str(path), line=number) from None
+            if not row.get("header"):
+                yield number, row

@@ -12,13 +12,13 @@ balanced accuracy; among equals, the middle of the widest run of them.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..collection import Collection
 from ..errors import InvalidDocumentError
+from ..strict_json import read_objects
 from ..retrieval.retrieve import retrieve
 from ..retrieval.threshold import by_relevance, judge
 
@@ -79,35 +79,22 @@ def load_labelled(path: str | Path) -> list[Labelled]:
     (``expected_not_found``, ``expected_sections``); errors name the line."""
     out: list[Labelled] = []
     seen: set[str] = set()
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise InvalidDocumentError(f"not JSON: {exc}", source=str(path),
-                                           line=number) from None
-            if not isinstance(row, dict):
-                raise InvalidDocumentError("a line must be a JSON object", source=str(path),
-                                           line=number)
-            if row.get("header"):
-                continue
-            row = _from_golden(row)
-            for key, kind in (("id", str), ("question", str), ("answerable", bool)):
-                if not isinstance(row.get(key), kind):
-                    raise InvalidDocumentError(f"needs {key!r} ({kind.__name__})",
-                                               source=str(path), line=number, field=key)
-            expected = row.get("expected_doc")
-            if expected is not None and not isinstance(expected, str):
-                raise InvalidDocumentError("must be a string", source=str(path), line=number,
-                                           field="expected_doc")
-            if row["id"] in seen:
-                raise InvalidDocumentError(f"duplicate id {row['id']!r}", source=str(path),
-                                           line=number, field="id")
-            seen.add(row["id"])
-            out.append(Labelled(row["id"], row["question"], row["answerable"], expected,
-                                tuple(row.get("expected_docs") or ())))
+    for number, row in read_objects(path):
+        row = _from_golden(row)
+        for key, kind in (("id", str), ("question", str), ("answerable", bool)):
+            if not isinstance(row.get(key), kind):
+                raise InvalidDocumentError(f"needs {key!r} ({kind.__name__})",
+                                           source=str(path), line=number, field=key)
+        expected = row.get("expected_doc")
+        if expected is not None and not isinstance(expected, str):
+            raise InvalidDocumentError("must be a string", source=str(path), line=number,
+                                       field="expected_doc")
+        if row["id"] in seen:
+            raise InvalidDocumentError(f"duplicate id {row['id']!r}", source=str(path),
+                                       line=number, field="id")
+        seen.add(row["id"])
+        out.append(Labelled(row["id"], row["question"], row["answerable"], expected,
+                            tuple(row.get("expected_docs") or ())))
     if not out:
         raise InvalidDocumentError("no questions", source=str(path))
     return out

@@ -13,7 +13,6 @@ should be refused, or any sentence its cited evidence does not support.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from ..answer.support import supported
 from ..citing import CitationScheme
 from ..collection import Collection
 from ..errors import InvalidDocumentError, UsageError
+from ..strict_json import read_objects
 
 METRICS = ("pass", "answered", "correct_refusal", "incorrect_refusal", "hallucination",
            "citation_precision", "expected_section", "phase_a_fallback_used_count",
@@ -48,38 +48,28 @@ def load_golden(path: str | Path) -> list[Golden]:
     out: list[Golden] = []
     seen: set[str] = set()
     source = str(path)
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise InvalidDocumentError(f"not JSON: {exc}", source=source, line=number) \
-                    from None
-            if not isinstance(row, dict) or row.get("header"):
-                continue
-            for key, kind in (("id", str), ("question", str), ("expected_not_found", bool)):
-                if not isinstance(row.get(key), kind):
-                    raise InvalidDocumentError(f"needs {key!r} ({kind.__name__})", source=source,
-                                               line=number, field=key)
-            lists = {}
-            for key in ("must_include", "must_not_include", "expected_sections"):
-                value = row.get(key, [])
-                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                    raise InvalidDocumentError("must be a list of strings", source=source,
-                                               line=number, field=key)
-                lists[key] = tuple(value)
-            min_citations = row.get("min_citations", 0)
-            if isinstance(min_citations, bool) or not isinstance(min_citations, int):
-                raise InvalidDocumentError("must be an integer", source=source, line=number,
-                                           field="min_citations")
-            if row["id"] in seen:
-                raise InvalidDocumentError(f"duplicate id {row['id']!r}", source=source,
-                                           line=number, field="id")
-            seen.add(row["id"])
-            out.append(Golden(row["id"], row["question"], row["expected_not_found"],
-                              min_citations=min_citations, **lists))
+    for number, row in read_objects(path):
+        for key, kind in (("id", str), ("question", str), ("expected_not_found", bool)):
+            if not isinstance(row.get(key), kind):
+                raise InvalidDocumentError(f"needs {key!r} ({kind.__name__})", source=source,
+                                           line=number, field=key)
+        lists = {}
+        for key in ("must_include", "must_not_include", "expected_sections"):
+            value = row.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise InvalidDocumentError("must be a list of strings", source=source,
+                                           line=number, field=key)
+            lists[key] = tuple(value)
+        min_citations = row.get("min_citations", 0)
+        if isinstance(min_citations, bool) or not isinstance(min_citations, int):
+            raise InvalidDocumentError("must be an integer", source=source, line=number,
+                                       field="min_citations")
+        if row["id"] in seen:
+            raise InvalidDocumentError(f"duplicate id {row['id']!r}", source=source,
+                                       line=number, field="id")
+        seen.add(row["id"])
+        out.append(Golden(row["id"], row["question"], row["expected_not_found"],
+                          min_citations=min_citations, **lists))
     if not out:
         raise UsageError(f"{source}: no questions")
     return out
