@@ -18,17 +18,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.table import Table
 
 from ..errors import UsageError
-from .common import err, out
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
+from .common import err, out, positive_int
 
 
 def _modes(text: str) -> list[str]:
@@ -60,12 +50,12 @@ def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--modes", type=_modes, default=list(DEFAULT_MODES),
                    help=f"comma-separated, from {', '.join(mode_names())} "
                    f"(default {','.join(DEFAULT_MODES)})")
-    p.add_argument("--limit-queries", type=_positive, metavar="N",
+    p.add_argument("--limit-queries", type=positive_int, metavar="N",
                    help="only the first N queries (in qrels order)")
-    p.add_argument("--k", type=_positive, default=10, help="cutoff of nDCG and MRR (default 10)")
-    p.add_argument("--depth", type=_positive, default=100,
+    p.add_argument("--k", type=positive_int, default=10, help="cutoff of nDCG and MRR (default 10)")
+    p.add_argument("--depth", type=positive_int, default=100,
                    help="documents kept per query, the recall cutoff (default 100)")
-    p.add_argument("--pool", type=_positive, default=200,
+    p.add_argument("--pool", type=positive_int, default=200,
                    help="chunks asked of each candidate list by the named modes (default 200)")
     p.add_argument("--exclude-self", action="store_true",
                    help="drop a document whose id equals the query id (ArguAna, Quora)")
@@ -104,7 +94,7 @@ def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--out", metavar="FILE.json", help="write the summary and every answer")
     p.add_argument("--compare", metavar="OLD.json", help="print before/after against an "
                    "earlier --out file")
-    p.add_argument("--limit", type=_positive, metavar="N", help="only the first N questions")
+    p.add_argument("--limit", type=positive_int, metavar="N", help="only the first N questions")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=cmd_eval_qa)
 
