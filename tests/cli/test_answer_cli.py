@@ -124,3 +124,22 @@ def test_eval_qa_reports_and_gates(home, tmp_path):
                    cwd=home)
     assert failing.returncode == 1 and "gate failed" in failing.stderr
     assert "before" in failing.stdout
+
+
+def test_eval_qa_writes_an_html_report(home, tmp_path):
+    golden = tmp_path / "g.jsonl"
+    golden.write_text("\n".join(json.dumps(r) for r in [
+        {"id": "a1", "question": "How long must audit logs be retained?",
+         "expected_not_found": False, "must_include": ["400 days"]},
+        {"id": "u1", "question": "What does <b>ITAR</b> say?", "expected_not_found": True}])
+        + "\n")
+    old, report = tmp_path / "old.json", tmp_path / "r" / "report.html"
+    assert ragd("eval", "qa", str(golden), "--out", str(old), cwd=home).returncode == 0
+    run = ragd("eval", "qa", str(golden), "--gate", "pass>=0.95", "--compare", str(old),
+               "--report", str(report), cwd=home)
+    assert run.returncode == 0, run.stdout + run.stderr
+    page = report.read_text("utf-8")
+    assert "400 days" in page  # the answer is shown
+    assert "What does &lt;b&gt;ITAR&lt;/b&gt; say?" in page and "<b>ITAR" not in page
+    assert "<th>before</th>" in page and "qa:pass&gt;=0.95" in page
+    assert "<td class='pass'>PASS</td>" in page

@@ -92,6 +92,8 @@ def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
                    "$RAGD_LLM_URL, else the offline extractive path)")
     p.add_argument("--model", help="the model name to ask for")
     p.add_argument("--out", metavar="FILE.json", help="write the summary and every answer")
+    p.add_argument("--report", metavar="FILE.html", help="write a self-contained HTML report "
+                   "(metrics, gates, outcomes, refusal reasons, latency, every answer)")
     p.add_argument("--compare", metavar="OLD.json", help="print before/after against an "
                    "earlier --out file")
     p.add_argument("--limit", type=positive_int, metavar="N", help="only the first N questions")
@@ -132,6 +134,11 @@ def cmd_eval_qa(args: argparse.Namespace) -> int:
     summary = qa_summary(str(args.golden), profile, llm, measured, gate_results, results)
     if args.out:
         Path(args.out).write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
+    if args.report:
+        from ..evaluation.qa_report import write_qa_report
+
+        write_qa_report(args.report, summary, METRICS, old)
+        err.print(f"report: {escape(str(args.report))}")
     if args.json:
         out.print_json(data={k: v for k, v in summary.items() if k != "results"})
     else:
