@@ -41,6 +41,18 @@ def shared_options(top: bool) -> argparse.ArgumentParser:
     return p
 
 
+def add_llm_defaults(p: argparse.ArgumentParser, asker: str) -> None:
+    """``--llm``, ``--model`` and ``--allow-llm`` of a server (``ragd serve``, ``ragd mcp``):
+    the default endpoint of ``asker`` (what asks: "ask", "the ask tool") and the only
+    other endpoints a request may name."""
+    p.add_argument("--llm", metavar="URL", help=f"default OpenAI-compatible endpoint for {asker} "
+                   "(default: none, the offline extractive path)")
+    p.add_argument("--model", help="default model name for --llm")
+    p.add_argument("--allow-llm", action="append", metavar="URL",
+                   help=f"an endpoint {asker}'s `llm` may name besides --llm and none "
+                        "(repeatable; no other URL is ever called)")
+
+
 def positive_int(text: str) -> int:
     """An argparse type: a whole number >= 1."""
     try:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..errors import UsageError
-from .common import settings_of
+from .common import add_llm_defaults, settings_of
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -25,10 +25,5 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("mcp", parents=[common], help="the MCP server over stdio",
                        description="Serve the MCP tools search, ask, get_chunk and "
                        "list_collections and the document resources over stdin/stdout.")
-    p.add_argument("--llm", metavar="URL", help="default OpenAI-compatible endpoint for ask "
-                   "(default: none, the offline extractive path)")
-    p.add_argument("--model", help="default model name for --llm")
-    p.add_argument("--allow-llm", action="append", metavar="URL",
-                   help="an endpoint the ask tool's `llm` may name besides --llm and none "
-                        "(repeatable; no other URL is ever called)")
+    add_llm_defaults(p, "the ask tool")
     p.set_defaults(func=cmd_mcp)

@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from ..errors import UsageError
-from .common import err, positive_int
+from .common import add_llm_defaults, err, positive_int
 
 
 def _config(args: argparse.Namespace) -> Any:
@@ -60,12 +60,7 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--mcp", action="store_true", help="also serve MCP (streamable HTTP) at /mcp")
     p.add_argument("--api-key-file", metavar="FILE",
                    help="read the API key from FILE (default $RAGD_API_KEY, $RAGD_API_KEY_FILE)")
-    p.add_argument("--llm", metavar="URL", help="default OpenAI-compatible endpoint for ask "
-                   "(default: none, the offline extractive path)")
-    p.add_argument("--model", help="default model name for --llm")
-    p.add_argument("--allow-llm", action="append", metavar="URL",
-                   help="an endpoint a request's `llm` field may name besides --llm and "
-                        "none (repeatable; no other URL is ever called)")
+    add_llm_defaults(p, "a request")
     p.add_argument("--max-upload-mb", type=float, default=64.0,
                    help="largest POST /v1/ingest body (default 64)")
     p.add_argument("--request-timeout", type=float, default=120.0, metavar="SECONDS",
