@@ -208,8 +208,12 @@ def main(argv: list[str] | None = None) -> int:
             out["latency_11k"] = {n: _latency(f, queries, 1 if "ts_rank" in n else args.passes)
                                   for n, f in rankers.items()}
             if not args.no_hnsw:
-                out["hnsw_sparsevec_11k"] = _hnsw_sparse(
-                    pg, "scifact", queries, [rankers["pg_bm25"](t) for t in queries])
+                try:
+                    out["hnsw_sparsevec_11k"] = _hnsw_sparse(
+                        pg, "scifact", queries, [rankers["pg_bm25"](t) for t in queries])
+                except Exception as exc:  # noqa: BLE001 - recorded, the rest still runs
+                    out["hnsw_sparsevec_11k"] = {"error": str(exc)}
+                console.print(out)
             lite.close()
         big = _replicas(docs, args.copies)
         out["load_large"] = _load(pg, "large", big)

@@ -122,7 +122,7 @@ CREATE TABLE {t} (
     chunk_index   integer NOT NULL,
     length        integer NOT NULL,
     terms         int4[] NOT NULL,
-    weights       sparsevec NOT NULL,
+    weights       sparsevec({dims}) NOT NULL,
     PRIMARY KEY (doc_id, chunk_index),
     FOREIGN KEY (collection_id, doc_id) REFERENCES documents (collection_id, doc_id)
         ON DELETE CASCADE
@@ -150,7 +150,7 @@ CREATE TRIGGER bm25_inserted AFTER INSERT ON {t} REFERENCING NEW TABLE AS new_ro
     FOR EACH STATEMENT EXECUTE FUNCTION {fn}();
 CREATE TRIGGER bm25_deleted AFTER DELETE ON {t} REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION {fn}();
-""").format(cid=sql.Literal(int(cid)), **_names(cid))
+""").format(cid=sql.Literal(int(cid)), dims=sql.Literal(DIMS), **_names(cid))
 
 
 def drop_tables(cid: int) -> sql.Composed:
