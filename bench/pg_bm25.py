@@ -86,11 +86,19 @@ def _load(store: Any, name: str, docs: list, batch: int = 1024) -> dict[str, Any
     if items:
         chunks += store.upsert_documents(name, items)
     seconds = time.perf_counter() - started
-    return {"chunks": chunks, "seconds": round(seconds, 1),
-            "chunks_per_s": round(chunks / seconds, 1)}
+    out = {"chunks": chunks, "seconds": round(seconds, 1),
+           "chunks_per_s": round(chunks / seconds, 1)}
+    if hasattr(store, "reweight_lexical"):
+        started = time.perf_counter()
+        store.reweight_lexical(name)
+        out["reweight_after_load_s"] = round(time.perf_counter() - started, 1)
+    return out
 
 
 def _latency(fn, queries: list, passes: int) -> dict[str, float]:
+    from ragd.stores.pg_bm25 import COUNTS
+
+    before = dict(COUNTS)
     runs = []
     for _ in range(passes):
         lat = []
@@ -101,7 +109,9 @@ def _latency(fn, queries: list, passes: int) -> dict[str, float]:
         runs.append(lat)
     return {"p50_ms": round(median([percentile(r, 50) for r in runs]), 2),
             "p95_ms": round(median([percentile(r, 95) for r in runs]), 2),
-            "passes": passes, "queries": len(queries)}
+            "passes": passes, "queries": len(queries),
+            "searches_exact_bounded": [COUNTS["exact"] - before.get("exact", 0),
+                                       COUNTS["bounded"] - before.get("bounded", 0)]}
 
 
 def _quality(search, beir) -> dict[str, float]:
@@ -164,7 +174,7 @@ def _hnsw_sparse(pg: Any, name: str, queries: list, exact: list) -> dict[str, An
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--passes", type=int, default=3)
-    parser.add_argument("--copies", type=int, default=9, help="SciFact copies of the large set")
+    parser.add_argument("--copies", type=int, default=15, help="SciFact copies of the large set")
     parser.add_argument("--ts-queries", type=int, default=100,
                         help="queries for ts_rank_cd at the large size (it is slow)")
     parser.add_argument("--no-hnsw", action="store_true",
@@ -222,6 +232,20 @@ def main(argv: list[str] | None = None) -> int:
                                 args.passes),
             "pg_ts_rank_cd": _latency(lambda t: ts.lexical_search("large", t, K),
                                       queries[:args.ts_queries], 1)}
+        console.print(out)
+        exact = PostgresStore(_url(dsn, schema="bench_bm25", bm25_budget=0))
+        bounded, full, lat = [], [], []
+        for terms in queries:
+            bounded.append({h.key for h in pg.lexical_search("large", terms, K)})
+            t = time.perf_counter()
+            full.append({h.key for h in exact.lexical_search("large", terms, K)})
+            lat.append((time.perf_counter() - t) * 1000)
+        out["large_budget_vs_exact"] = {
+            "recall_at_10": round(float(np.mean([len(a & b) / max(len(b), 1)
+                                                for a, b in zip(bounded, full)])), 4),
+            "exact_p50_ms": round(percentile(lat, 50), 2),
+            "exact_p95_ms": round(percentile(lat, 95), 2)}
+        exact.close()
         out["quality_large_pg_bm25"] = _quality(
             lambda t: pg.lexical_search("large", t, 100 * args.copies), beir)
         pg.close()

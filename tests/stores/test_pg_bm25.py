@@ -186,7 +186,7 @@ def test_migration_7_fills_the_weights_of_an_existing_store(pg_location, pg_dsn,
         conn.execute(f"SET search_path = {schema}, public")
         conn.execute(f"DROP TABLE bm25_{cid}, bm25_df_{cid}; DROP FUNCTION bm25_changed_{cid}")
         conn.execute("ALTER TABLE collections DROP COLUMN bm25_rows, DROP COLUMN bm25_length, "
-                     "DROP COLUMN bm25_avgdl")
+                     "DROP COLUMN bm25_avgdl, DROP COLUMN bm25_changes")
         conn.execute("DELETE FROM schema_version WHERE version >= 7")
     pg = PostgresStore(pg_location)
     try:
@@ -212,3 +212,24 @@ def test_dropping_a_collection_drops_its_weights(pg_location):
         assert left == 0
     finally:
         pg.close()
+
+
+def test_the_row_budget_bounds_candidates_but_never_changes_a_score(both, pg_location):
+    from ragd.stores import pg_bm25
+
+    pg, lite = both
+    for doc_id, texts in corpus(6, 80).items():
+        write(both, doc_id, texts)
+    exact = PostgresStore(with_store_options(pg_location, bm25_budget=0))
+    small = PostgresStore(with_store_options(pg_location, bm25_budget=5))
+    try:
+        assert_same(exact, lite, 3)
+        before = pg_bm25.COUNTS["bounded"]
+        for terms in QUERIES:
+            want = {h.key: h.score for h in lite.lexical_search("c", terms, 1000)}
+            for hit in small.lexical_search("c", terms, 3):
+                assert hit.score == pytest.approx(want[hit.key], rel=1e-5)
+        assert pg_bm25.COUNTS["bounded"] > before
+    finally:
+        exact.close()
+        small.close()

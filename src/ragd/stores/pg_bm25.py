@@ -12,7 +12,9 @@ current one. Triggers on the weight table keep ``bm25_df_<id>`` and ``collection
 
 avgdl: written weights use ``collections.bm25_avgdl``; after a write, when the live average
 has drifted from it by more than ``bm25_drift`` (collection config, default 0.02, which moves
-a weight by under about 1 %), :func:`reweight` rewrites every row with the current average
+a weight by under about 1 %) and a quarter of the rows have changed since the last rewrite
+(or it drifted by five times the bound), :func:`reweight` rewrites every row with the current
+average; ``PostgresStore.reweight_lexical`` does it on demand (after a bulk load)
 (both lock the collection's row first: a write has updated it anyway, so writes and
 reweights queue on it and never see each other's weights half-written).
 
@@ -25,6 +27,7 @@ matching the remaining terms are scored (a GIN ``&&`` on ``terms``), each fully.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from functools import lru_cache
 from typing import Any, Sequence
 
@@ -39,6 +42,10 @@ from ..types import search_text
 
 DIMS = 1_000_000_000       # pgvector's largest sparsevec dimension
 DEFAULT_DRIFT = 0.02
+DEFAULT_BUDGET = 4000      # store option bm25_budget: rows a query scores at most (0: no limit)
+FIRST_ROWS = 2000          # phase-1 rows of an unlimited (always exact) search
+COUNTS: Counter[str] = Counter()
+"""Searches answered exactly and within the budget only (for benchmarks)."""
 _BATCH = 2048
 
 
@@ -134,13 +141,15 @@ BEGIN
     IF TG_OP = 'INSERT' THEN
         INSERT INTO {df} (dim, df) SELECT d, count(*) FROM new_rows, unnest(terms) d
             GROUP BY d ORDER BY d ON CONFLICT (dim) DO UPDATE SET df = {df}.df + excluded.df;
-        UPDATE collections SET bm25_rows = bm25_rows + s.n, bm25_length = bm25_length + s.l
+        UPDATE collections SET bm25_rows = bm25_rows + s.n, bm25_length = bm25_length + s.l,
+                               bm25_changes = bm25_changes + s.n
             FROM (SELECT count(*) n, coalesce(sum(length), 0) l FROM new_rows) s
             WHERE id = {cid};
     ELSE
         INSERT INTO {df} (dim, df) SELECT d, -count(*) FROM old_rows, unnest(terms) d
             GROUP BY d ORDER BY d ON CONFLICT (dim) DO UPDATE SET df = {df}.df + excluded.df;
-        UPDATE collections SET bm25_rows = bm25_rows - s.n, bm25_length = bm25_length - s.l
+        UPDATE collections SET bm25_rows = bm25_rows - s.n, bm25_length = bm25_length - s.l,
+                               bm25_changes = bm25_changes + s.n
             FROM (SELECT count(*) n, coalesce(sum(length), 0) l FROM old_rows) s
             WHERE id = {cid};
     END IF;
@@ -216,13 +225,17 @@ def write_chunks(conn: psycopg.Connection, cid: int, config: dict[str, Any],
 
 
 def drifted(conn: psycopg.Connection, cid: int, config: dict[str, Any]) -> bool:
-    """Whether the live average length is off the weights' by more than the drift bound."""
-    rows, length, avgdl = conn.execute(
-        "SELECT bm25_rows, bm25_length, bm25_avgdl FROM collections WHERE id = %s",
-        (cid,)).fetchone()
+    """Whether the weights are due for rewriting: the live average length is off theirs by
+    more than the drift bound, and either a quarter of the rows have changed since or it is
+    off by five times the bound (so a growing collection is rewritten a few times, not at
+    every write)."""
+    rows, length, avgdl, changes = conn.execute(
+        "SELECT bm25_rows, bm25_length, bm25_avgdl, bm25_changes FROM collections "
+        "WHERE id = %s", (cid,)).fetchone()
     if not rows or avgdl is None:
         return False
-    return abs(int(length) / int(rows) / float(avgdl) - 1.0) > params(config)[2]
+    drift, bound = abs(int(length) / int(rows) / float(avgdl) - 1.0), params(config)[2]
+    return drift > bound and (changes >= REWRITE_SHARE * rows or drift > 5 * bound)
 
 
 def reweight(conn: psycopg.Connection, cid: int, config: dict[str, Any]) -> float:
@@ -234,6 +247,9 @@ def reweight(conn: psycopg.Connection, cid: int, config: dict[str, Any]) -> floa
     conn.execute("UPDATE collections SET bm25_avgdl = NULL WHERE id = %s", (cid,))
     fill(conn, cid, k1, b)
     return float(_avgdl(conn, cid) or 0.0)
+
+
+REWRITE_SHARE = 0.25
 
 
 def fill(conn: psycopg.Connection, cid: int, k1: float, b: float) -> None:
@@ -249,7 +265,8 @@ def fill(conn: psycopg.Connection, cid: int, k1: float, b: float) -> None:
             total += sum(c[2] for c in term_counts([search_text(r[2], r[3]) for r in rows]))
             count += len(rows)
     avgdl = (total / count if count else 0.0) or 1.0
-    conn.execute("UPDATE collections SET bm25_avgdl = %s WHERE id = %s", (avgdl, cid))
+    conn.execute("UPDATE collections SET bm25_avgdl = %s, bm25_changes = -%s WHERE id = %s",
+                 (avgdl, count, cid))  # the rows about to be written are no change
     with conn.cursor(name="ragd_bm25_fill") as cur:
         cur.execute(select)
         while rows := cur.fetchmany(_BATCH):
@@ -297,9 +314,15 @@ def idfs(conn: psycopg.Connection, cid: int, df: dict[int, int]) -> dict[int, fl
 
 
 def search(conn: psycopg.Connection, cid: int, config: dict[str, Any], terms: Sequence[str],
-           limit: int, where: sql.Composable, params_: dict[str, Any], filtered: bool
-           ) -> list[tuple[str, int, float]]:
-    """Top ``limit`` (doc_id, chunk_index, BM25) for the query words ``terms``; ties by key."""
+           limit: int, where: sql.Composable, params_: dict[str, Any], filtered: bool,
+           budget: int = DEFAULT_BUDGET) -> list[tuple[str, int, float]]:
+    """Top ``limit`` (doc_id, chunk_index, BM25) for the query words ``terms``; ties by key.
+
+    ``budget``: the most rows (by summed document frequencies) a query scores; 0 for no
+    limit (always exact). Over budget, the rows matching the rarest terms within it are
+    the candidates (each scored fully): exact whenever the bound proves it, else the
+    approximation counted in :data:`COUNTS`.
+    """
     if limit <= 0:
         return []
     k1 = params(config)[0]
@@ -316,15 +339,13 @@ def search(conn: psycopg.Connection, cid: int, config: dict[str, Any], terms: Se
                                    "k": int(limit)}).fetchall()
         return [(r[0], int(r[1]), float(r[2])) for r in rows]
 
-    # Phase 1: the rarest terms, enough of them to expect ``limit`` rows.
-    first, seen = [], 0
-    for d in order:
-        first.append(d)
-        seen += df[d]
-        if seen >= limit:
-            break
+    # Phase 1: the rarest terms whose rows fit the budget (at least one term).
+    first_budget = budget or FIRST_ROWS
+    cumulative = np.cumsum([df[d] for d in order])
+    first = order[:max(1, int(np.searchsorted(cumulative, first_budget, side="right")))]
     hits = run(first)
     if len(first) == len(order):
+        COUNTS["exact"] += 1
         return hits
     theta = hits[-1][2] if len(hits) >= limit else 0.0
     # Phase 2: drop the commonest terms whose bounds together stay below θ.
@@ -334,7 +355,11 @@ def search(conn: psycopg.Connection, cid: int, config: dict[str, Any], terms: Se
         if bound * (1.0 + 1e-6) + 1e-9 >= theta:
             break
         cut = i
-    essential = order[:cut]
-    if len(essential) <= len(first):
+    if cut <= len(first):
+        COUNTS["exact"] += 1
         return hits
-    return run(essential)
+    if budget and cumulative[cut - 1] > budget:
+        COUNTS["bounded"] += 1
+        return hits
+    COUNTS["exact"] += 1
+    return run(order[:cut])

@@ -135,7 +135,7 @@ class PgSnapshot:
             with self._connection() as conn:
                 return [Hit(*r) for r in pg_bm25.search(
                     conn, self._coll.cid, self._coll.info.config, terms, limit, where, params,
-                    bool(filters))]
+                    bool(filters), self.store.options.bm25_budget)]
         query = tsquery(terms)
         if query is None or limit <= 0:
             return []

@@ -153,6 +153,7 @@ class PgOptions:
     max_scan_tuples: int = 20000
     exact_below: int = 500
     lexical_rank: str = "bm25"
+    bm25_budget: int = 4000
     pool_min: int = 1
     pool_max: int = 10
 
@@ -168,6 +169,8 @@ class PgOptions:
         if self.iterative_scan not in ("strict_order", "relaxed_order", "off"):
             raise UsageError(f"store option iterative_scan={self.iterative_scan!r}: use "
                              "strict_order, relaxed_order or off")
+        if self.bm25_budget < 0:
+            raise UsageError("store option bm25_budget must be >= 0 (0: no limit)")
         for name in ("ef_search", "hnsw_m", "hnsw_ef_construction", "max_scan_tuples",
                      "pool_max"):
             if getattr(self, name) < 1:
