@@ -326,10 +326,18 @@ def search(conn: psycopg.Connection, cid: int, config: dict[str, Any], terms: Se
     if limit <= 0:
         return []
     k1 = params(config)[0]
-    df = frequencies(conn, cid, terms)
-    if not df:
+    dims = sorted({term_dim(t) for t in query_analyze(terms)})
+    if not dims:
         return []
-    idf = idfs(conn, cid, df)
+    found = conn.execute(sql.SQL(   # live rows and the terms' df, in one round trip
+        "SELECT NULL, bm25_rows FROM collections WHERE id = %s UNION ALL "
+        "SELECT dim, df FROM {} WHERE dim = ANY(%s::int4[]) AND df > 0").format(
+        _names(cid)["df"]), (cid, dims)).fetchall()
+    n = next(int(f) for d, f in found if d is None)
+    df = {int(d): int(f) for d, f in found if d is not None}
+    idf = {d: math.log(1.0 + (n - f + 0.5) / (f + 0.5)) for d, f in df.items()}
+    if not idf:
+        return []
     order = sorted(idf, key=lambda d: (-idf[d], d))       # rarest first
     query = text_query(sorted(idf), [idf[d] for d in sorted(idf)])
     sql_ = _ranked_query(cid, where, filtered)
