@@ -171,6 +171,33 @@ def _hnsw_sparse(pg: Any, name: str, queries: list, exact: list) -> dict[str, An
     return out
 
 
+def _sweep(dsn: str, docs: list, queries: list, copies: int, budgets: list[int]
+           ) -> dict[str, Any]:
+    """At the large size: p50 / p95 (one pass) and recall@10 against exact per row budget."""
+    from ragd.stores.postgres import PostgresStore
+
+    pg = _fresh(dsn, "bench_bm25_sweep")
+    out: dict[str, Any] = {"load": _load(pg, "large", _replicas(docs, copies))}
+    stores = {b: PostgresStore(_url(dsn, schema="bench_bm25_sweep", bm25_budget=b))
+              for b in [0] + budgets}
+    exact = [{h.key for h in stores[0].lexical_search("large", t, K)} for t in queries]
+    for budget in [0] + budgets:
+        got, lat = [], []
+        for terms in queries:
+            t = time.perf_counter()
+            got.append({h.key for h in stores[budget].lexical_search("large", terms, K)})
+            lat.append((time.perf_counter() - t) * 1000)
+        out[f"budget_{budget}"] = {
+            "p50_ms": round(percentile(lat, 50), 2), "p95_ms": round(percentile(lat, 95), 2),
+            "recall_at_10_vs_exact": round(float(np.mean(
+                [len(a & b) / max(len(b), 1) for a, b in zip(got, exact)])), 4)}
+        console.print(budget, out[f"budget_{budget}"])
+    for s in stores.values():
+        s.close()
+    pg.close()
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--passes", type=int, default=3)
@@ -179,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="queries for ts_rank_cd at the large size (it is slow)")
     parser.add_argument("--no-hnsw", action="store_true",
                         help="skip the HNSW-on-sparsevec comparison")
+    parser.add_argument("--sweep", default="",
+                        help="only a row-budget sweep at the large size, e.g. 1000,2000,4000,8000 "
+                             "(kept under budget_sweep in the results)")
     args = parser.parse_args(argv)
     from ragd.embedding.onnx import MiniLMEmbedder
     from ragd.stores import SQLiteStore
@@ -194,6 +224,21 @@ def main(argv: list[str] | None = None) -> int:
         dsn, stop = local.dsn, local.stop
     out: dict[str, Any] = {"machine": machine_info(), "load_average": {"start": load_average()},
                            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    if args.sweep:
+        import json
+
+        from _common import RESULTS_DIR
+        try:
+            sweep = _sweep(dsn, docs, queries, args.copies,
+                           [int(b) for b in args.sweep.split(",")])
+        finally:
+            stop()
+        previous = json.loads((RESULTS_DIR / "pg_bm25.json").read_text("utf-8"))
+        previous["budget_sweep"] = {**sweep, "load_average": [out["load_average"]["start"],
+                                                              load_average()],
+                                    "date": out["date"]}
+        write_results("pg_bm25", previous)
+        return 0
     try:
         out["collisions"] = _collisions(docs)
         pg = _fresh(dsn, "bench_bm25", lexical_rank="bm25")
