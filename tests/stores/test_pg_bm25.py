@@ -233,3 +233,35 @@ def test_the_row_budget_bounds_candidates_but_never_changes_a_score(both, pg_loc
     finally:
         exact.close()
         small.close()
+
+
+def test_concurrent_writes_and_deletes_keep_df_right(pg_location):
+    import threading
+
+    pg = PostgresStore(pg_location)
+    errors: list[BaseException] = []
+    docs = corpus(7, 40)
+    try:
+        pg.create_collection("c", "m", 3, {})
+        for doc_id, texts in list(docs.items())[:20]:
+            write((pg,), doc_id, texts)
+
+        def worker(ids: list[str]) -> None:
+            try:
+                for doc_id in ids:
+                    write((pg,), doc_id, docs[doc_id])
+                    if doc_id < "d010":
+                        pg.delete_document("c", doc_id)
+            except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+                errors.append(exc)
+        ids = sorted(docs)
+        threads = [threading.Thread(target=worker, args=(ids[i::4],)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert stats(pg) == recomputed(pg)
+        assert len(pg.list_documents("c")) == 30
+    finally:
+        pg.close()

@@ -136,22 +136,24 @@ CREATE TABLE {t} (
 );
 CREATE INDEX {gin} ON {t} USING gin (terms);
 CREATE TABLE {df} (dim integer PRIMARY KEY, df integer NOT NULL);
+-- The collection's row first, as every write locks it first: writers and deletes queue on
+-- it before they touch df rows, so they never deadlock on those.
 CREATE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $body$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        INSERT INTO {df} (dim, df) SELECT d, count(*) FROM new_rows, unnest(terms) d
-            GROUP BY d ORDER BY d ON CONFLICT (dim) DO UPDATE SET df = {df}.df + excluded.df;
         UPDATE collections SET bm25_rows = bm25_rows + s.n, bm25_length = bm25_length + s.l,
                                bm25_changes = bm25_changes + s.n
             FROM (SELECT count(*) n, coalesce(sum(length), 0) l FROM new_rows) s
             WHERE id = {cid};
-    ELSE
-        INSERT INTO {df} (dim, df) SELECT d, -count(*) FROM old_rows, unnest(terms) d
+        INSERT INTO {df} (dim, df) SELECT d, count(*) FROM new_rows, unnest(terms) d
             GROUP BY d ORDER BY d ON CONFLICT (dim) DO UPDATE SET df = {df}.df + excluded.df;
+    ELSE
         UPDATE collections SET bm25_rows = bm25_rows - s.n, bm25_length = bm25_length - s.l,
                                bm25_changes = bm25_changes + s.n
             FROM (SELECT count(*) n, coalesce(sum(length), 0) l FROM old_rows) s
             WHERE id = {cid};
+        INSERT INTO {df} (dim, df) SELECT d, -count(*) FROM old_rows, unnest(terms) d
+            GROUP BY d ORDER BY d ON CONFLICT (dim) DO UPDATE SET df = {df}.df + excluded.df;
     END IF;
     RETURN NULL;
 END $body$;
@@ -189,7 +191,7 @@ def _insert(conn: psycopg.Connection, cid: int, keys: Sequence[tuple[str, int]],
                            pack_sparse(dims, weights(tf, length, avgdl, k1, b))))
 
 
-def _lock(conn: psycopg.Connection, cid: int) -> None:
+def lock(conn: psycopg.Connection, cid: int) -> None:
     """The collection's row, locked as an UPDATE of it would (writes already hold it)."""
     conn.execute("SELECT 1 FROM collections WHERE id = %s FOR NO KEY UPDATE", (cid,))
 
@@ -206,7 +208,7 @@ def write_chunks(conn: psycopg.Connection, cid: int, config: dict[str, Any],
     ``chunks`` (``None``: read the documents' chunks back from the chunk table). True when
     the average length has since drifted past the bound (call :func:`reweight` after)."""
     k1, b, _ = params(config)
-    _lock(conn, cid)
+    lock(conn, cid)
     conn.execute(sql.SQL("DELETE FROM {} WHERE doc_id = ANY(%s::text[])").format(
         _names(cid)["t"]), (list(doc_ids),))
     if chunks is None:
@@ -242,7 +244,7 @@ def reweight(conn: psycopg.Connection, cid: int, config: dict[str, Any]) -> floa
     """Rewrite every weight row with the current average length (exclusive of writers);
     returns that average."""
     k1, b, _ = params(config)
-    _lock(conn, cid)
+    lock(conn, cid)
     conn.execute(sql.SQL("DELETE FROM {}").format(_names(cid)["t"]))
     conn.execute("UPDATE collections SET bm25_avgdl = NULL WHERE id = %s", (cid,))
     fill(conn, cid, k1, b)

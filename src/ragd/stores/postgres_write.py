@@ -263,6 +263,7 @@ class PgWrites:
     def delete_document(self, collection: str, doc_id: str) -> bool:
         cid = self._coll(collection).cid
         with self._conn() as conn:
+            pg_bm25.lock(conn, cid)  # before the cascade's rows: as writes and reweights do
             cur = conn.execute("DELETE FROM documents WHERE collection_id = %s AND doc_id = %s",
                                (cid, doc_id))  # its chunks go by ON DELETE CASCADE
             found = cur.rowcount > 0
