@@ -171,9 +171,10 @@ def _hnsw_sparse(pg: Any, name: str, queries: list, exact: list) -> dict[str, An
     return out
 
 
-def _sweep(dsn: str, docs: list, queries: list, copies: int, budgets: list[int]
+def _sweep(dsn: str, docs: list, queries: list, copies: int, budgets: list[int], beir: Any
            ) -> dict[str, Any]:
-    """At the large size: p50 / p95 (one pass) and recall@10 against exact per row budget."""
+    """At the large size, per row budget: p50 / p95 (one pass), recall@10 against exact, and
+    nDCG@10 (top 10 × copies chunks, so ten distinct documents)."""
     from ragd.stores.postgres import PostgresStore
 
     pg = _fresh(dsn, "bench_bm25_sweep")
@@ -190,7 +191,9 @@ def _sweep(dsn: str, docs: list, queries: list, copies: int, budgets: list[int]
         out[f"budget_{budget}"] = {
             "p50_ms": round(percentile(lat, 50), 2), "p95_ms": round(percentile(lat, 95), 2),
             "recall_at_10_vs_exact": round(float(np.mean(
-                [len(a & b) / max(len(b), 1) for a, b in zip(got, exact)])), 4)}
+                [len(a & b) / max(len(b), 1) for a, b in zip(got, exact)])), 4),
+            "ndcg@10": _quality(lambda t, s=stores[budget]: s.lexical_search(
+                "large", t, K * copies), beir)["ndcg@10"]}
         console.print(budget, out[f"budget_{budget}"])
     for s in stores.values():
         s.close()
@@ -230,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         from _common import RESULTS_DIR
         try:
             sweep = _sweep(dsn, docs, queries, args.copies,
-                           [int(b) for b in args.sweep.split(",")])
+                           [int(b) for b in args.sweep.split(",")], beir)
         finally:
             stop()
         previous = json.loads((RESULTS_DIR / "pg_bm25.json").read_text("utf-8"))
