@@ -52,7 +52,7 @@ def test_url_options_are_stripped_and_the_password_hidden():
     ("search=fast", "search"),
     ("iterative_scan=sometimes", "iterative_scan"),
     ("hnsw_m=0", "hnsw_m"),
-    ("lexical_rank=bm25", "lexical_rank"),
+    ("lexical_rank=bm42", "lexical_rank"),
 ])
 def test_bad_url_options_are_usage_errors(query, message):
     with pytest.raises(UsageError) as exc:

@@ -21,8 +21,10 @@ vacuumed, rebuilt, dropped or placed on its own (Citus: one colocated shard per
 collection). Each chunk table has a ``tsvector`` with a GIN index, ``tags text[]`` with
 GIN, ``metadata jsonb`` with GIN (``jsonb_path_ops``) and a section index.
 
-Lexical ranking is ``ts_rank_cd`` (cover density, normalised by 1 + log(length)), not
-BM25 as in the SQLite store: it has no inverse document frequency (a rare term weighs
+Lexical ranking is BM25 by default (``lexical_rank=bm25``, :mod:`~ragd.stores.pg_bm25`:
+per-chunk ``sparsevec`` weights in ``bm25_<id>``, query-side idf, the SQLite store's scores).
+``lexical_rank=ts_rank_cd`` ranks by cover density, normalised by 1 + log(length), not
+BM25: it has no inverse document frequency (a rare term weighs
 what a common one does), no term-frequency saturation (``k1``), and its length
 normalisation is a fixed log rather than BM25's ``b`` against the average length; it
 does reward query terms that occur close together. The terms are ragd's own
@@ -58,7 +60,8 @@ below are removed before connecting (everything else goes to libpq):
     iterative_scan=relaxed_order relaxed_order (re-sorted) | strict_order | off
     max_scan_tuples=20000       how far an iterative scan goes before giving up
     exact_below=500             filtered searches matching at most this many rows go exact
-    lexical_rank=ts_rank_cd     ts_rank_cd (cover density) | ts_rank (cheaper, no proximity)
+    lexical_rank=bm25           bm25 (pg_bm25: sparsevec weights, exact top-k) |
+                                ts_rank_cd (cover density) | ts_rank (cheaper, no proximity)
     pool_min=1, pool_max=10     connection pool size
 
 A collection's ``config`` may set ``hnsw_m`` / ``hnsw_ef_construction`` too.
@@ -83,7 +86,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ..errors import (EmbedModelMismatchError, StoreError, UnknownCollectionError, UsageError,
                       VectorDBUnavailableError)
 from ..types import Chunk, Filters
-from . import postgres_sql as Q
+from . import pg_bm25, postgres_sql as Q
 from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk
 from .pg_tsvector import TsVector, TsVectorDumper
 from .postgres_read import BEGIN_READ, COLUMNS, NO_FILTERS, PgSnapshot, chunk_from_row
@@ -231,6 +234,7 @@ class PostgresStore(PgWrites):
                 ).fetchone()
                 cid = int(row[0])
                 conn.execute(Q.create_chunk_table(cid, int(embed_dims)))
+                conn.execute(pg_bm25.create_tables(cid))
                 ddl = Q.create_vector_index(cid, int(embed_dims), index)
                 if ddl is not None:
                     conn.execute(ddl)
@@ -253,6 +257,7 @@ class PostgresStore(PgWrites):
     def drop_collection(self, name: str) -> None:
         coll = self._coll(name)
         with self._conn() as conn:
+            conn.execute(pg_bm25.drop_tables(coll.cid))
             conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(Q.chunk_table(coll.cid)))
             conn.execute("DELETE FROM collections WHERE id = %s", (coll.cid,))
         with self._lock:

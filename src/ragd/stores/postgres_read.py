@@ -22,7 +22,7 @@ from psycopg import sql
 
 from ..errors import UsageError
 from ..types import Chunk, Filters
-from . import postgres_sql as Q
+from . import pg_bm25, postgres_sql as Q
 from .base import Hit, Key, StoredChunk, rank_hits
 from .pg_tsvector import tsquery
 
@@ -130,6 +130,12 @@ class PgSnapshot:
 
     def lexical_search(self, terms: Sequence[str], limit: int,
                        filters: Filters = NO_FILTERS) -> list[Hit]:
+        if self.store.options.lexical_rank == "bm25":
+            where, params = Q.filter_sql(filters)
+            with self._connection() as conn:
+                return [Hit(*r) for r in pg_bm25.search(
+                    conn, self._coll.cid, self._coll.info.config, terms, limit, where, params,
+                    bool(filters), self.store.options.bm25_budget)]
         query = tsquery(terms)
         if query is None or limit <= 0:
             return []

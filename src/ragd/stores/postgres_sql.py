@@ -152,7 +152,8 @@ class PgOptions:
     iterative_scan: str = "relaxed_order"
     max_scan_tuples: int = 20000
     exact_below: int = 500
-    lexical_rank: str = "ts_rank_cd"
+    lexical_rank: str = "bm25"
+    bm25_budget: int = 4000
     pool_min: int = 1
     pool_max: int = 10
 
@@ -162,12 +163,14 @@ class PgOptions:
                              "digits and _ (not starting with a digit)")
         if self.search not in ("auto", "exact"):
             raise UsageError(f"store option search={self.search!r}: use auto or exact")
-        if self.lexical_rank not in RANKERS:
+        if self.lexical_rank not in ("bm25", *RANKERS):
             raise UsageError(f"store option lexical_rank={self.lexical_rank!r}: use "
-                             f"{' or '.join(RANKERS)}")
+                             f"bm25, {' or '.join(RANKERS)}")
         if self.iterative_scan not in ("strict_order", "relaxed_order", "off"):
             raise UsageError(f"store option iterative_scan={self.iterative_scan!r}: use "
                              "strict_order, relaxed_order or off")
+        if self.bm25_budget < 0:
+            raise UsageError("store option bm25_budget must be >= 0 (0: no limit)")
         for name in ("ef_search", "hnsw_m", "hnsw_ef_construction", "max_scan_tuples",
                      "pool_max"):
             if getattr(self, name) < 1:
@@ -235,7 +238,13 @@ def reanalyse(conn: psycopg.Connection, batch: int = 2048) -> None:
         conn.execute("TRUNCATE ragd_reanalysed")
 
 
-DATA_STEPS = {3: reanalyse}
+def _bm25_weights(conn: psycopg.Connection) -> None:
+    from .pg_bm25 import upgrade  # pg_bm25 builds on this module
+
+    upgrade(conn)
+
+
+DATA_STEPS = {3: reanalyse, 7: _bm25_weights}
 """Python steps run right after a migration's SQL, in its transaction."""
 
 

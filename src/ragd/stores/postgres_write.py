@@ -25,7 +25,7 @@ from psycopg.types.json import Jsonb
 
 from ..errors import StoreError, UsageError
 from ..types import Chunk
-from . import postgres_sql as Q
+from . import pg_bm25, postgres_sql as Q
 from .base import DocumentRecord, checked_embeddings
 from .rows import check_chunks, check_document
 from .pg_tsvector import TsVector, TsVectorTooLarge, tsvectors
@@ -121,15 +121,33 @@ class PgWrites:
         insert = sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
             t, sql.SQL(", ").join(map(sql.Identifier, Q.WRITE_COLUMNS)),
             sql.SQL(", ").join(sql.Placeholder() * len(Q.WRITE_COLUMNS)))
-        with self._conn() as conn, conn.pipeline():
-            conn.execute(self._UPSERT_DOC, self._doc_row(coll.cid, record))
-            conn.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND doc_id = %s"
-                                 ).format(t), (coll.cid, record.doc_id))
-            if rows:
-                with conn.cursor() as cur:
-                    cur.executemany(insert, rows)
-            conn.execute("UPDATE collections SET data_version = data_version + 1 "
-                         "WHERE id = %s", (coll.cid,))
+        with self._conn() as conn:
+            with conn.pipeline():
+                conn.execute(self._UPSERT_DOC, self._doc_row(coll.cid, record))
+                conn.execute(sql.SQL("DELETE FROM {} WHERE collection_id = %s AND doc_id = %s"
+                                     ).format(t), (coll.cid, record.doc_id))
+                if rows:
+                    with conn.cursor() as cur:
+                        cur.executemany(insert, rows)
+                conn.execute("UPDATE collections SET data_version = data_version + 1 "
+                             "WHERE id = %s", (coll.cid,))
+            drift = pg_bm25.write_chunks(conn, coll.cid, coll.info.config, [record.doc_id],
+                                         chunks)
+        self._bm25_reweight(coll, drift)
+
+    def reweight_lexical(self, collection: str) -> float:
+        """Rewrite the collection's BM25 weights with its current average chunk length (after
+        a bulk load: scores are then exactly the SQLite store's). Returns that average."""
+        coll = self._coll(collection)
+        with self._conn() as conn:
+            return pg_bm25.reweight(conn, coll.cid, coll.info.config)
+
+    def _bm25_reweight(self, coll: _Coll, drifted: bool) -> None:
+        """After a committed write: BM25 weights rewritten when the average length moved."""
+        if drifted:
+            with self._conn() as conn:
+                if pg_bm25.drifted(conn, coll.cid, coll.info.config):
+                    pg_bm25.reweight(conn, coll.cid, coll.info.config)
 
     # -- large documents: staged in batches, swapped in at once ----------------------------
     def stage_chunks(self, collection: str, job: str, chunks: Sequence[Chunk],
@@ -183,6 +201,8 @@ class PgWrites:
             conn.execute("DELETE FROM chunk_staging WHERE job = %s", (job,))
             conn.execute("UPDATE collections SET data_version = data_version + 1 "
                          "WHERE id = %s", (coll.cid,))
+            drift = pg_bm25.write_chunks(conn, coll.cid, coll.info.config, [record.doc_id])
+        self._bm25_reweight(coll, drift)
         return count
 
     def drop_staged(self, collection: str, job: str) -> None:
@@ -224,6 +244,8 @@ class PgWrites:
                             out.write_row(row)
                 cur.execute("UPDATE collections SET data_version = data_version + 1 "
                             "WHERE id = %s", (coll.cid,))
+            drift = pg_bm25.write_chunks(conn, coll.cid, coll.info.config, ids, all_chunks)
+        self._bm25_reweight(coll, drift)
         return len(all_chunks)
 
     def _copy_types(self, conn: Any, cid: int) -> list[int]:
@@ -241,10 +263,13 @@ class PgWrites:
     def delete_document(self, collection: str, doc_id: str) -> bool:
         cid = self._coll(collection).cid
         with self._conn() as conn:
+            pg_bm25.lock(conn, cid)  # before the cascade's rows: as writes and reweights do
             cur = conn.execute("DELETE FROM documents WHERE collection_id = %s AND doc_id = %s",
                                (cid, doc_id))  # its chunks go by ON DELETE CASCADE
             found = cur.rowcount > 0
             if found:
                 conn.execute("UPDATE collections SET data_version = data_version + 1 "
                              "WHERE id = %s", (cid,))
+            drift = found and pg_bm25.drifted(conn, cid, self._coll(collection).info.config)
+        self._bm25_reweight(self._coll(collection), drift)
         return found
