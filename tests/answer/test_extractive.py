@@ -125,3 +125,26 @@ def test_pdf_options_definitions_follow_fragments_context_and_bullets():
     every = synthesize(terms, weight, [f], max_sentences=6, min_coverage=0.0, relative=0.0,
                        context_terms=True)
     assert "if certified by the agency" in [p.text for p in every]  # a bullet stands alone
+
+
+def test_a_passages_first_line_restating_its_heading_is_never_an_answer():
+    heading = "Section 158. Being hired to take part in an unlawful assembly or riot."
+    statement = ("Whoever is hired to take part in an unlawful assembly shall be punished "
+                 "with imprisonment.")
+    e = Evidence(key="E1", doc_id="ipc", chunk_id="c1", chunk_index=0, score=0.7,
+                 relevance=0.7, section_id="IPC-158", citation="Section 158, IPC",
+                 text=f"{heading}\n{statement}",
+                 context="Section 158, IPC — Being hired to take part in an unlawful assembly "
+                         "or riot")
+    f = Fact(e.key, e.text, e, 0.7)
+    q = "What if someone is hired to take part in an unlawful assembly or riot?"
+    terms = question_terms(q)
+    weight = weights(terms, [set(analyze(e.text))])
+    texts = [p.text for p in synthesize(terms, weight, [f], max_sentences=6, min_coverage=0.0,
+                                        relative=0.0)]
+    assert heading not in texts and statement in texts
+    # the same words inside the passage (not its first line) are a statement, and are kept
+    later = Evidence(**{**e.__dict__, "text": f"{statement} {heading}"})
+    texts = [p.text for p in synthesize(terms, weight, [Fact(e.key, later.text, later, 0.7)],
+                                        max_sentences=6, min_coverage=0.0, relative=0.0)]
+    assert heading in texts

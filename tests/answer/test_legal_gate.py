@@ -140,10 +140,11 @@ def test_evidence_blocks_and_logs(legal, tmp_path):
 
 def test_the_golden_gate(legal):
     """Every third question of the golden set. No sentence unsupported by its citation,
-    ever; the rates a margin under what the subset measured when the gate was set (one
-    question the set says to refuse, "How long does a murder trial usually take in
-    Delhi?", is answered from CrPC 309's "completed within a period of two months":
-    docs/profiles/legal-in.md)."""
+    ever, and no question the set says to refuse answered (the answer checks refuse "How
+    long does a murder trial usually take in Delhi?", which CrPC 309's "completed within a
+    period of two months" used to answer: docs/profiles/legal-in.md); the rates a margin
+    under what the subset measured when the gate was set (answered 1.0, correct refusal
+    1.0, expected act+section 24/28 = 0.857)."""
     subset = load_golden(GOLDEN)[::3]
     results = run_golden(subset, legal)
     m = metrics(results)
@@ -151,10 +152,10 @@ def test_the_golden_gate(legal):
     for r in results:
         ids = {e["chunk_id"] for e in r.answer["evidence"]}
         assert all(c["chunk_id"] in ids for s in r.answer["sentences"] for c in s["citations"])
-    assert m["hallucination"] <= 0.03
-    assert m["correct_refusal"] >= 0.85
-    assert m["answered"] >= 0.9
-    assert m["expected_section"] >= 0.8
+    assert m["hallucination"] == 0.0
+    assert m["correct_refusal"] >= 0.95
+    assert m["answered"] >= 0.95
+    assert m["expected_section"] >= 0.82
 
 
 def test_the_contract_phases_one_by_one(legal, tmp_path):

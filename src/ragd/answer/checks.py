@@ -34,6 +34,7 @@ _TIME = re.compile(_DURATION.pattern + r"|\b(?:january|february|march|april|may|
                    r"\b(?:19|20)\d{2}\b", re.I)
 
 
+_MEASURE = re.compile(r"\d+(?:\.\d+)?-?([A-Za-z]+)")
 _DEFINED = re.compile(r"[A-Za-z][\w'-]*\s*\(\s*([A-Za-z][A-Za-z0-9.\-]*)\s*\)")
 
 
@@ -49,7 +50,8 @@ def _common_words() -> frozenset[str]:
 def salient_units(question: str, names: bool = False) -> list[tuple[str, ...]]:
     """The question's acronyms (three or more capitals that are not an ordinary word
     shouted: ITAR, OFAC but not DROP) and codes (letters and digits: 5A991, DSP-5, Q13),
-    each as the analysed terms it is indexed as (``DSP-5`` → ``dsp``, ``5``); with
+    each as the analysed terms it is indexed as (``DSP-5`` → ``dsp``, ``5``; a number
+    joined to an ordinary word, ``56-bit`` or ``30-day``, is a quantity, not a code); with
     ``names``, also its words capitalised after the first (weaker evidence). An acronym
     the question spells out itself ("computer software assurance (CSA)") is not one: its
     words say what it is."""
@@ -62,7 +64,9 @@ def salient_units(question: str, names: bool = False) -> list[tuple[str, ...]]:
         if not bare:
             continue
         acronym = len(bare) >= 3 and bare.isupper() and bare.lower() not in common
-        code = any(ch.isdigit() for ch in bare) and any(ch.isalpha() for ch in bare)
+        measure = _MEASURE.fullmatch(tok)   # "56-bit", "30-day": a quantity, not a code
+        code = (any(ch.isdigit() for ch in bare) and any(ch.isalpha() for ch in bare)
+                and not (measure and measure.group(1).lower() in common))
         name = names and i > 0 and tok[0].isupper() and not tok.isupper()
         if acronym or code or name:
             terms = tuple(analyze(tok if code else bare))

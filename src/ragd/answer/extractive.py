@@ -130,10 +130,11 @@ def defines(sentence: str, subject: Sequence[str]) -> bool:
     return bool(head) and set(subject) <= set(head) and len(head) <= len(subject) + 4
 
 
-def _is_heading(sentence: str, label: set[str] = frozenset()) -> bool:
+def _is_heading(sentence: str, label: set[str] = frozenset(), first: bool = False) -> bool:
     """A heading, citation header or title line rather than a statement: short, a Markdown
-    heading, made mostly of references and numbers, or (a line of at most 12 words) only
-    words of the passage's own heading or title (``label``)."""
+    heading, made mostly of references and numbers, or (a line of at most 12 words, or the
+    passage's ``first`` line at any length: "Section 89. Act done in good faith for benefit
+    of child ...") only words of the passage's own heading or title (``label``)."""
     words = sentence.split()
     if len(words) < 4 or sentence.lstrip().startswith("#"):
         return True
@@ -141,7 +142,7 @@ def _is_heading(sentence: str, label: set[str] = frozenset()) -> bool:
     if letters < 0.55 * len(sentence.replace(" ", "")):
         return True
     terms = set(analyze(sentence))
-    return bool(label) and len(words) <= 12 and bool(terms) and terms <= label
+    return bool(label) and (len(words) <= 12 or first) and bool(terms) and terms <= label
 
 
 Similarity = Callable[[Sequence[str]], Sequence[float]]
@@ -190,7 +191,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                                       f.evidence.citation))))
         for position, (start, end) in enumerate(_spans(quote)):
             raw = quote[start:end]
-            if _is_heading(raw, label) or (not fragments and _fragment(raw)):
+            if _is_heading(raw, label, first=position == 0) or (not fragments and _fragment(raw)):
                 continue
             text = normal(raw)
             cov = coverage(question_terms, weight, set(analyze(text)) | around[f.key])

@@ -27,6 +27,7 @@ from ..types import Candidate
 from . import audit as _audit
 from .checks import answer_type, outside_terms, satisfies, unanswered_terms
 from .extractive import definition_subject, filter_facts, synthesize
+from .gates import Draft, run_checks
 from .render import render
 from .support import check_sentences
 from .terms import QUESTION_WORDS, coverage, question_terms, weights
@@ -45,6 +46,7 @@ REASONS = (
     "insufficient_context",   # fewer passages fit than the profile needs
     "not_in_documents",       # the question names things the documents do not contain
     "undetermined",           # no sentence of the evidence answers what was asked
+    "facts_not_supplied",     # the question asks about the asker's own case, never described
     "no_supported_sentence",  # every proposed sentence failed the answer validators
     "llm_invalid_output",     # the model's reply was not usable, even after a retry
     "llm_unavailable",        # the model could not be reached
@@ -250,6 +252,13 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
             plain_q, [" ".join((e.text, e.citation, e.context, e.title))
                 for s in sentences for e in s.citations], pool_terms):
         return refuse("undetermined", evidence)
+    if ans["checks"]:
+        hit = run_checks(ans["checks"], Draft(
+            plain_q, tuple(s.text for s in sentences),
+            tuple(e.text for s in sentences for e in s.citations),
+            tuple(e.text for e in evidence)))
+        if hit:
+            return refuse(hit[0], evidence)
     confidence = _confidence(facts, coverage_best, ans)
     if llm_confidence is not None:  # the model's own, never above what the evidence allows
         confidence = max(confidence, llm_confidence, key=("High", "Medium", "Low").index)

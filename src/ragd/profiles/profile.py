@@ -42,6 +42,12 @@ def _format_names() -> tuple[str, ...]:
     return FORMATS.names()
 
 
+def _answer_check_names() -> tuple[str, ...]:
+    from ..answer.gates import ANSWER_CHECKS
+
+    return ANSWER_CHECKS.names()
+
+
 def _reranker_names() -> tuple[str, ...]:
     from ..retrieval.rerank import RERANKERS
 
@@ -192,6 +198,8 @@ SCHEMA: dict[str, Any] = {
                                                                       "time"))),
                              "how much / how many / when need an amount, number or time "
                              "(true: all three; or the kinds checked)"),
+        "checks": S.Key(S.list_of(S.registered(_answer_check_names)),
+                        "answer checks, in order: each may refuse a drafted answer"),
         "context_terms": S.Key(S.boolean(), "extractive: a passage's title and heading path "
                                "count towards its sentences' coverage"),
         "fragments": S.Key(S.boolean(), "extractive: a sentence starting in lower case (cut "

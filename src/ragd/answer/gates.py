@@ -1,0 +1,155 @@
+"""Answer checks: does a drafted answer answer *this* question? Registered by name.
+
+After the extractive (or model) sentences pass the citation validators, each check a
+profile lists (``[answer] checks``, in order) reads the question and the draft — its
+sentences, the passages they cite, what the collection holds — and returns a refusal
+reason, or None to let the answer stand. A check is a pure function of a
+:class:`Draft`; generic code names no profile, regulation or act.
+
+* ``facts_supplied`` — a question that asks for a verdict on the asker's own thing
+  ("Is my product ...?", "Can I ship this order ...?") without describing it cannot be
+  decided from documents: ``facts_not_supplied``.
+* ``usual_or_current`` — a question about what usually, typically or currently happens
+  ("How long does a trial usually take?", "Who is currently the ...?") asks for practice or
+  the present state of affairs; documents of rules answer it only with a sentence that
+  speaks in those terms itself: else ``undetermined``.
+* ``stated_figures`` — a rate or sum the question states itself ("is the threshold 10%
+  or 25%?", "a fee of $500") that no accepted passage states, in digits or in words, is
+  not one the documents speak of: ``not_in_documents``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from ..registry import Registry
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What an answer check may read.
+
+    ``question``: the question (references written canonically by the citation scheme);
+    ``sentences``: the answer's sentences; ``cited``: the texts of the passages they cite;
+    ``evidence``: the texts of every accepted passage (cited or not)."""
+
+    question: str
+    sentences: tuple[str, ...]
+    cited: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
+
+
+AnswerCheck = Callable[[Draft], "str | None"]
+ANSWER_CHECKS: Registry[AnswerCheck] = Registry("answer check")
+
+
+def run_checks(names: Sequence[str], draft: Draft) -> tuple[str, str] | None:
+    """(reason, check) of the first listed check that refuses the draft, else None."""
+    for name in names:
+        reason = ANSWER_CHECKS.get(name)(draft)
+        if reason:
+            return reason, name
+    return None
+
+
+def _first_sentence(question: str) -> str:
+    parts = re.split(r"(?<=[.?!])\s+", question.strip(), maxsplit=1)
+    return parts[0] if parts else ""
+
+
+# "Is my product ...", "Are our goods ...": a verdict on the asker's own thing
+_OWN_VERDICT = re.compile(r"^\s*(?:is|are|was|were)\s+(?:my|our)\s+[a-z]", re.I)
+# "this order", "these goods" opening a question: nothing before it says which
+_DEICTIC = re.compile(r"\b(?:this|these)\s+(?!is\b|are\b|was\b|were\b|means?\b)([a-z][a-z-]*)",
+                      re.I)
+
+
+def unsupplied(question: str) -> bool:
+    """Whether the question asks about a thing of the asker's it never describes: a
+    first sentence that asks whether the asker's own thing is something ("Is my customer a
+    military end user?"), or that points at "this"/"these" thing with nothing before it
+    to say which ("Can I ship this order under ...?"). A question that first describes
+    its case ("My accountant spent the money. What is this offence called?") is not one."""
+    first = _first_sentence(question)
+    return bool(_OWN_VERDICT.match(first) or _DEICTIC.search(first))
+
+
+@ANSWER_CHECKS.register("facts_supplied")
+def facts_supplied(draft: Draft) -> str | None:
+    return "facts_not_supplied" if unsupplied(draft.question) else None
+
+
+_USUAL = re.compile(r"\b(?:usual(?:ly)?|typical(?:ly)?|on average|average|currently|"
+                    r"current|at present|presently|nowadays|these days|right now|today|"
+                    r"latest|so far|to date|in practice)\b", re.I)
+
+
+def usual_or_current(text: str) -> list[str]:
+    """The words of ``text`` that ask (or tell) how things usually, typically or currently
+    are, lower-cased, in order."""
+    return [m.group(0).lower() for m in _USUAL.finditer(text)]
+
+
+@ANSWER_CHECKS.register("usual_or_current")
+def usual_or_current_check(draft: Draft) -> str | None:
+    if not usual_or_current(draft.question):
+        return None
+    if any(usual_or_current(s) for s in draft.sentences):
+        return None
+    return "undetermined"
+
+
+_FIGURE = re.compile(r"(?:[$€£₹]\s?(?P<money>\d[\d,]*(?:\.\d+)?))|"
+                     r"(?P<value>\d[\d,]*(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b|"
+                     r"(?:dollars?|rupees?|euros?|pounds)\b)", re.I)
+_NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+         "fourteen fifteen sixteen seventeen eighteen nineteen").split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_WORDED = re.compile(r"\b(?:(" + "|".join(_TENS) + r")(?:[\s-]+(" + "|".join(_ONES[1:10])
+                     + r"))?|(" + "|".join(_ONES) + r"))(?:\s+(hundred|thousand))?\b", re.I)
+
+
+def _number(text: str) -> str:
+    """A numeral without its separators or a trailing zero fraction (``1,000.0`` → ``1000``)."""
+    value = text.replace(",", "")
+    return value[:-2] if value.endswith(".0") else value
+
+
+def stated_figures(question: str) -> list[str]:
+    """The rates and sums a question states itself ("10%", "25 percent", "$500",
+    "1,000 rupees") as plain numerals, in order. Quantities of the asker's case ("a 56-bit
+    key", "within 24 hours") are not: a rule states the limit they are held against
+    ("not exceeding 64 bits"), not the asker's figure."""
+    out = [_number(m.group("money") or m.group("value")) for m in _FIGURE.finditer(question)]
+    return list(dict.fromkeys(out))
+
+
+def numbers_in(text: str) -> set[str]:
+    """Every number a text states, in digits or in words ("twenty-four" → ``24``)."""
+    found = {_number(m.group(0)) for m in _NUMERAL.finditer(text)}
+    for m in _WORDED.finditer(text):
+        tens, ones, single, scale = (g.lower() if g else g for g in m.groups())
+        value = (_TENS.index(tens) + 2) * 10 + (_ONES.index(ones) if ones else 0) if tens \
+            else _ONES.index(single)
+        if scale:
+            value *= 100 if scale == "hundred" else 1000
+        found.add(str(value))
+    return found
+
+
+@ANSWER_CHECKS.register("stated_figures")
+def stated_figures_check(draft: Draft) -> str | None:
+    """A rate or sum the question states ("is the threshold 10% or 25%?") that no accepted
+    passage states, in digits or words, is not something the documents speak of."""
+    figures = stated_figures(draft.question)
+    if not figures:
+        return None
+    held = numbers_in(" ".join(draft.evidence))
+    return "not_in_documents" if any(f not in held for f in figures) else None
+
+
+__all__ = ["ANSWER_CHECKS", "AnswerCheck", "Draft", "numbers_in", "run_checks",
+           "stated_figures", "unsupplied", "usual_or_current"]

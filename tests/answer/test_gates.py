@@ -1,0 +1,189 @@
+"""Answer checks (ragd.answer.gates): pure functions of a drafted answer, registered by name."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+from ragd.answer.checks import salient_units
+from ragd.answer.gates import (ANSWER_CHECKS, Draft, numbers_in, run_checks, stated_figures,
+                               unsupplied, usual_or_current)
+from ragd.errors import ConfigError
+from ragd.profiles import load_profile
+
+WORDS = st.lists(st.sampled_from(
+    "the license export item shipment may be required for a an of to in what how many days "
+    "section part court trial punishment rule records years seller buyer goods".split()),
+    min_size=1, max_size=14).map(" ".join)
+
+
+# facts_supplied ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("question", [
+    "Is my product 5A002?",
+    "Is my customer a military end user?",
+    "Are our goods controlled?",
+    "Can I ship this order under the low value exception?",
+    "Do these items need a licence?",
+])
+def test_a_verdict_on_an_undescribed_thing_of_the_askers_is_refused(question):
+    assert unsupplied(question)
+    assert ANSWER_CHECKS.get("facts_supplied")(Draft(question, ("A sentence.",))) == \
+        "facts_not_supplied"
+
+
+@pytest.mark.parametrize("question", [
+    "Can my lawyer be forced to reveal what I told him in confidence?",
+    "Do I have the right to defend my house and belongings against a thief?",
+    "My accountant was trusted with the company's money and spent it. What is this offence "
+    "called?",
+    "What is the punishment for cheating?",
+    "Is it a crime to publish something that harms another person's reputation?",
+    "What does this mean for exporters?",
+])
+def test_questions_that_describe_their_case_or_ask_the_rule_are_not(question):
+    assert not unsupplied(question)
+    assert ANSWER_CHECKS.get("facts_supplied")(Draft(question, ("A sentence.",))) is None
+
+
+@given(WORDS)
+def test_a_described_case_before_the_question_is_never_unsupplied(words):
+    # only the first sentence can point at a thing nothing has described yet
+    assume(not unsupplied(words))
+    assert not unsupplied(f"{words}. Is my product controlled? Can I ship this order?")
+
+
+# usual_or_current -------------------------------------------------------------------------
+
+def test_usual_or_current_words_are_found_whole():
+    assert usual_or_current("How long does a trial usually take?") == ["usually"]
+    assert usual_or_current("Who is currently the Assistant Secretary?") == ["currently"]
+    assert usual_or_current("How many cases are pending right now, on average?") == \
+        ["right now", "on average"]
+    assert usual_or_current("Is the current applicable? Is it concurrent?") == ["current"]
+    assert usual_or_current("The unusual currency rules") == []
+
+
+def test_a_question_about_practice_needs_a_sentence_that_speaks_of_it():
+    check = ANSWER_CHECKS.get("usual_or_current")
+    q = "How long does a murder trial usually take?"
+    assert check(Draft(q, ("The trial shall be completed within two months.",))) == \
+        "undetermined"
+    assert check(Draft(q, ("A trial usually takes three years.",))) is None
+    assert check(Draft("How long may a trial take?",
+                       ("The trial shall be completed within two months.",))) is None
+
+
+@given(WORDS, st.lists(WORDS, min_size=1, max_size=4))
+def test_usual_or_current_passes_every_question_without_those_words(question, sentences):
+    assume(not usual_or_current(question))
+    assert ANSWER_CHECKS.get("usual_or_current")(Draft(question, tuple(sentences))) is None
+
+
+# stated_figures ---------------------------------------------------------------------------
+
+def test_rates_and_sums_a_question_states_are_read_as_numerals():
+    assert stated_figures("Is the threshold 10% or 25 percent?") == ["10", "25"]
+    assert stated_figures("Is a fee of $1,500 or 300 rupees due?") == ["1500", "300"]
+    # quantities of the asker's case are held against a limit the text states otherwise
+    assert stated_figures("A 56-bit key, within 24 hours, for 12 months?") == []
+
+
+def test_numbers_are_read_in_digits_and_in_words():
+    assert numbers_in("within twenty-four hours or fifteen days") >= {"24", "15"}
+    assert numbers_in("one hundred, 1,000.0 and ninety") >= {"100", "1000", "90"}
+    assert "25" not in numbers_in("more than a de minimis amount of controlled content")
+
+
+def test_a_rate_no_accepted_passage_states_is_refused():
+    check = ANSWER_CHECKS.get("stated_figures")
+    q = "Is the de minimis threshold 10% or 25%?"
+    passages = ("Items incorporating more than a de minimis amount of controlled content.",)
+    assert check(Draft(q, passages, passages, passages)) == "not_in_documents"
+    held = ("The threshold is 25 percent; for some destinations ten percent.",)
+    assert check(Draft(q, passages, passages, passages + held)) is None
+    assert check(Draft("What is the de minimis threshold?", passages, passages,
+                       passages)) is None
+
+
+@given(WORDS, st.lists(WORDS, min_size=1, max_size=4),
+       st.lists(st.integers(1, 99999), min_size=1, max_size=3))
+def test_stated_figures_pass_whenever_the_evidence_states_them(q, evidence, figures):
+    question = q + " " + " or ".join(f"{n}%" for n in figures) + "?"
+    stated = tuple(evidence) + (" ".join(f"{n:,} percent" for n in figures),)
+    assert stated_figures(question) == list(dict.fromkeys(str(n) for n in figures))
+    assert ANSWER_CHECKS.get("stated_figures")(Draft(question, (), (), stated)) is None
+
+
+# the registry and profiles ----------------------------------------------------------------
+
+def test_run_checks_returns_the_first_refusal_in_the_listed_order():
+    d = Draft("Is my product usually controlled?", ("It is controlled.",))
+    assert run_checks(["usual_or_current", "facts_supplied"], d) == \
+        ("undetermined", "usual_or_current")
+    assert run_checks(["facts_supplied", "usual_or_current"], d) == \
+        ("facts_not_supplied", "facts_supplied")
+    assert run_checks([], d) is None
+
+
+@settings(max_examples=50)
+@given(st.sampled_from(sorted(ANSWER_CHECKS.names())))
+def test_every_registered_check_accepts_a_plain_answer(name):
+    d = Draft("What is the punishment for theft?", ("Theft is punished with prison.",))
+    assert ANSWER_CHECKS.get(name)(d) is None
+
+
+def test_profiles_name_checks_that_exist(tmp_path):
+    for name in ("ear", "legal-in"):
+        assert set(load_profile(name).data["answer"]["checks"]) <= set(ANSWER_CHECKS.names())
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\n[answer]\nchecks = ["vibes"]\n')
+    with pytest.raises(ConfigError, match="vibes"):
+        load_profile(str(bad))
+
+
+def test_a_number_joined_to_a_word_is_a_quantity_not_a_code():
+    assert salient_units("Encryption with only a 56-bit key under ENC?") == [("enc",)]
+    assert salient_units("Is a 30-day review period counted?") == []
+    assert salient_units("Is my product 5A002 or DSP-5 or Q13?") == [("5a002",), ("dsp", "5"),
+                                                                   ("q13",)]
+
+
+# end to end: a profile lists the checks, answer() refuses with their reasons -------------
+
+@pytest.fixture(scope="module")
+def gated(tmp_path_factory):
+    from helpers import VOCABULARY
+    from ragd import ingest, open_collection
+    from ragd.embedding.toy import ToyEmbedder
+
+    root = tmp_path_factory.mktemp("gated")
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "logs.md").write_text("# Logging policy\n\nAudit logs must be retained for 400 days. "
+                                  "Logs older than 400 days are deleted.\n")
+    profile = root / "gated.toml"
+    profile.write_text('name = "gated"\n[evidence]\nvalidators = ["relevance_floor", "dedupe"]\n'
+                       '[answer]\nchecks = ["facts_supplied", "usual_or_current", '
+                       '"stated_figures"]\n')
+    toy = ToyEmbedder(list(dict.fromkeys(list(VOCABULARY) + ["retained", "deleted"])))
+    coll = open_collection(root / "store", "docs", toy, create=True, profile=str(profile))
+    ingest([docs], coll)
+    yield coll
+    coll.close()
+
+
+@pytest.mark.parametrize("question, reason", [
+    ("How long are audit logs retained?", None),
+    ("How long are audit logs usually retained?", "undetermined"),
+    ("Are my audit logs retained?", "facts_not_supplied"),
+    ("Are audit logs retained for 10% longer than 400 days?", "not_in_documents"),
+])
+def test_a_profile_lists_the_checks_that_may_refuse(gated, question, reason):
+    from ragd.answer import answer
+
+    a = answer(question, gated)
+    assert a.refusal_reason == reason, a.answer
+    assert a.answered == (reason is None)
+    if reason:
+        assert a.answer == gated.profile.data["answer"]["refusal_text"] and not a.sentences
