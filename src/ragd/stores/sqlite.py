@@ -4,7 +4,9 @@ Lexical search: each chunk's analysed terms are stored with it and scored by
 BM25 in memory (:class:`LexicalIndex`; Snowball stems, stop words removed,
 k1 1.2 and b 0.75, the classic defaults). Vector search: float32 blobs,
 searched exactly in memory by :class:`VectorCache`. Both caches load on first use and
-follow this process's writes by deltas. Writes (:mod:`~ragd.stores.sqlite_write`): a
+follow this process's writes by deltas. The BM25 postings are saved beside the file
+(``<file>-c<collection id>.lexical``, :mod:`~ragd.stores.lexical_file`) when built, and
+mapped by the next process instead of being rebuilt. Writes (:mod:`~ragd.stores.sqlite_write`): a
 document in one ``BEGIN IMMEDIATE`` transaction, all its chunks or none.
 
 Reads go through :meth:`SQLiteStore.snapshot` (:mod:`ragd.stores.sqlite_read`): a read
@@ -34,6 +36,7 @@ from ..errors import (EmbedModelMismatchError, StoreError, UnknownCollectionErro
 from ..ids import canonical_json
 from ..types import Chunk, Filters
 from .base import CollectionInfo, DocumentRecord, Hit, Key, ReadOnlyStoreError, StoredChunk
+from .lexical_file import segment_path
 from .lexical_index import LexicalIndex, LexicalView
 from .sqlite_read import NO_FILTERS, SQLiteSnapshot, lexical_view, vector_view
 from .sqlite_sql import CHUNK_COLUMNS, check_schema, chunk_from_row, migrate
@@ -185,12 +188,17 @@ class SQLiteStore(SQLiteWrites):
                 cache = self._caches[cid] = VectorCache(dims)
             return vector_view(cache, cid, dims, version, rows)
 
-    def _lexical_view(self, cid: int, version: int, rows: Any) -> LexicalView:
+    def _lexical_view(self, cid: int, version: int, rows: Any, ident: dict) -> LexicalView:
         with self._cache_lock:
             index = self._lexical.get(cid)
             if index is None:
                 index = self._lexical[cid] = LexicalIndex()
-            return lexical_view(index, cid, version, rows)
+            return lexical_view(index, cid, version, rows, segment_path(self.path, cid), ident,
+                                not self.read_only)
+
+    def _index_files(self, cid: int) -> list[Path]:
+        """The files of collection ``cid``'s persisted indexes (lexical, approximate)."""
+        return sorted(self.path.parent.glob(f"{self.path.name}-c{cid}.*"))
 
     # -- query cache -----------------------------------------------------------------
     # A value is stored under the data version its computation saw. The store cannot see the
@@ -287,6 +295,8 @@ class SQLiteStore(SQLiteWrites):
             with self._cache_lock:
                 self._caches.pop(cid, None)
                 self._lexical.pop(cid, None)
+                for path in self._index_files(cid):
+                    path.unlink(missing_ok=True)
 
     # -- documents -------------------------------------------------------------------
     @staticmethod
