@@ -67,14 +67,20 @@ class SQLiteSnapshot:
             [self._cid, *params])], dtype=np.int64)
 
     # -- searches ----------------------------------------------------------------------
-    def vector_search(self, query: np.ndarray, limit: int,
-                      filters: Filters = NO_FILTERS) -> list[Hit]:
+    def vector_search(self, query: np.ndarray, limit: int, filters: Filters = NO_FILTERS, *,
+                      exact: bool | None = None, ef_search: int | None = None) -> list[Hit]:
+        """Top ``limit`` by cosine: exactly, or through the collection's graph (see
+        :mod:`ragd.stores.sqlite_ann` for which, and for ``exact`` and ``ef_search``)."""
         query = np.asarray(query, dtype=np.float32).reshape(-1)
         if query.shape[0] != self.info.embed_dims:
             raise UsageError(f"query vector has {query.shape[0]} dims; collection "
                              f"{self.collection!r} has {self.info.embed_dims}")
         if limit <= 0:
             return []
+        if not filters and exact is not True:
+            hits = self.store._ann_hits(self, query, limit, exact, ef_search)
+            if hits is not None:
+                return hits
         with self._lock:
             if self._vectors is None:
                 self._vectors = self.store._vector_view(self._cid, self.info.embed_dims,
