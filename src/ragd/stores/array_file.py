@@ -51,7 +51,9 @@ def write_arrays(path: Path, meta: Mapping[str, Any], arrays: Mapping[str, np.nd
 
 def read_arrays(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]] | None:
     """``(meta, arrays)`` of a file written by :func:`write_arrays`, the arrays memory-mapped
-    read-only; None when the file is missing or not such a file."""
+    read-only (plain ndarray views of the mapping: arithmetic on ``np.memmap`` objects
+    pays for the subclass at every call); None when the file is missing or not such a
+    file."""
     try:
         with path.open("rb") as f:
             if f.read(len(MAGIC)) != MAGIC:
@@ -65,8 +67,8 @@ def read_arrays(path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]] | No
             if int(np.prod(shape)) == 0:
                 arrays[name] = np.zeros(shape, dtype=spec["dtype"])
             else:
-                arrays[name] = np.memmap(path, dtype=spec["dtype"], mode="r", shape=shape,
-                                         offset=start + spec["offset"])
+                arrays[name] = np.asarray(np.memmap(path, dtype=spec["dtype"], mode="r",
+                                                    shape=shape, offset=start + spec["offset"]))
         return header["meta"], arrays
     except (OSError, ValueError, KeyError, TypeError):
         return None
