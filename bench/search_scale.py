@@ -2,7 +2,7 @@
 
 - ``cold_start``: a fresh Python process opens the store and runs one lexical search
   (another one, one vector search), reporting its time and the process's resident and
-  peak memory (``ru_maxrss``). Run once on a store without its index files (the first
+  peak memory (VmRSS, VmHWM). Run once on a store without its index files (the first
   search builds the BM25 postings and, above the threshold, the HNSW graph, and saves
   them), then again: the cold start of a store whose indexes are saved (mapped, not
   rebuilt). The OS page cache is not dropped (the machine is shared), so "cold" means a
@@ -24,15 +24,17 @@ from typing import Any, Callable
 import numpy as np
 
 _CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 from pathlib import Path
 import numpy as np
 from ragd.stores import open_store
 
 def mem():
-    pages = int(Path("/proc/self/statm").read_text().split()[1])
-    return {"rss_mb": round(pages * 4096 / 2**20, 1),
-            "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    # VmHWM, not ru_maxrss: Linux carries ru_maxrss over fork and exec, so a child of a
+    # large benchmark process would report its parent's peak.
+    status = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+    return {"rss_mb": round(int(status["VmRSS"].split()[0]) / 1024, 1),
+            "peak_mb": round(int(status["VmHWM"].split()[0]) / 1024, 1)}
 
 path, coll, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 terms, q = json.loads(sys.argv[4]), json.loads(sys.argv[5])
