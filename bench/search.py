@@ -4,13 +4,18 @@
     .venv/bin/python bench/search.py --sizes 10000 --passes 5
     .venv/bin/python bench/search.py --workdir /tmp/ragd-search --keep   # reuse stores later
     .venv/bin/python bench/search.py --profile                # + cProfile of hybrid at the largest size
+    .venv/bin/python bench/search.py --sizes 100000,1000000 --vectors scifact \
+        --scifact-store .ragd/eval/scifact-.../ragd.sqlite --workdir /tmp/ragd-scale
 
 The stores are synthetic, built fast: chunk texts are sentences of real English words
 drawn (seeded RNG) from the unigram distribution of the SciFact corpus, so term
 statistics are realistic; embeddings are seeded random unit vectors of 384 dims,
 written through the Store protocol directly (embedding 100k chunks with the model
 would take hours). Queries are real: SciFact test queries (``queries.jsonl``, ids
-from ``qrels/test.tsv``), embedded with the real MiniLM model.
+from ``qrels/test.tsv``), embedded with the real MiniLM model. ``--vectors scifact``
+replaces the random embeddings by SciFact-derived ones (0.6·a + 0.4·b + noise of two real SciFact chunk embeddings, read from
+a store ``ragd eval beir`` built): random vectors have no neighbourhoods, which no
+approximate index can search well, and real collections do.
 
 Latency is measured through ``ragd.retrieve`` (validation, candidate searches,
 chunk fetch, fusion), twice:
@@ -25,6 +30,12 @@ of a freshly opened store loads the matrix cache: that warm-up is reported on it
 own and never counted in the percentiles. Each pass runs every query once per mode;
 percentiles are per pass, and the median over passes is reported (other work may
 share the machine). Results: ``bench/results/search.json``. No timed assertions.
+
+Scale (:mod:`search_scale`): before the timed runs, fresh processes open the store and
+run one first search each (lexical, then vector), twice: the first open builds and saves
+the missing index files (BM25 postings; the HNSW graph once the collection is above the
+threshold), the reopen maps them. Then exact against the default vector search (the
+graph above the threshold): latency and recall@10.
 """
 
 from __future__ import annotations
@@ -51,6 +62,7 @@ import numpy as np
 from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from search_scale import cold_start, exact_vs_approximate  # noqa: E402
 from _common import (RESULTS_DIR, SCIFACT, human_bytes, load_average, machine_info,  # noqa: E402
                      make_console, median, percentile, rss_mb, write_results)
 
@@ -91,7 +103,9 @@ class SyntheticCorpus:
     """Deterministic documents of sentences drawn from a unigram distribution."""
 
     def __init__(self, words: list[str], probs: np.ndarray, seed: int,
-                 chunks_per_doc: int, dims: int) -> None:
+                 chunks_per_doc: int, dims: int, base: np.ndarray | None = None) -> None:
+        self.base = base  # real embeddings to mix (SciFact-derived vectors), or None: random
+        self.kind = "random" if base is None else "scifact"
         self.words = np.array(words, dtype=object)
         self.cdf = np.cumsum(probs)
         self.cdf[-1] = 1.0
@@ -123,7 +137,12 @@ class SyntheticCorpus:
             text = self._sentence_block(rng, int(rng.integers(80, 161)))
             chunks.append(Chunk(doc_id=doc_id, chunk_index=i, text=text, context=title,
                                 tokens=int(len(text) / 4.2)))
-        vectors = rng.standard_normal((len(chunks), self.dims), dtype=np.float32)
+        if self.base is None:
+            vectors = rng.standard_normal((len(chunks), self.dims), dtype=np.float32)
+        else:  # 0.6·a + 0.4·b (+ small noise) of two real embeddings, as bench/postgres.py
+            i, j = rng.integers(0, len(self.base), (2, len(chunks)))
+            vectors = (0.6 * self.base[i] + 0.4 * self.base[j]
+                       + 0.01 * rng.standard_normal((len(chunks), self.dims))).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         digest = hashlib.sha256("\x1f".join([title, *(c.text for c in chunks)]).encode()).hexdigest()
         return (DocumentRecord(doc_id=doc_id, content_hash=digest, title=title,
@@ -137,7 +156,7 @@ def build_store(path: Path, corpus: SyntheticCorpus, n_chunks: int) -> dict[str,
     store.create_collection(COLLECTION, MiniLMEmbedder.name, MiniLMEmbedder.dims,
                             {"embedder": {"kind": "minilm"},
                              "synthetic": {"generator": GENERATOR_VERSION, "seed": corpus.seed,
-                                           "chunks": n_chunks}})
+                                           "chunks": n_chunks, "vectors": corpus.kind}})
     gen_s = write_s = 0.0
     written = 0
     started = time.perf_counter()
@@ -168,7 +187,7 @@ def store_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
 
 
-def existing_chunks(path: Path, seed: int) -> int | None:
+def existing_chunks(path: Path, seed: int, kind: str = "random") -> int | None:
     """Chunk count of a reusable store built by this generator with this seed, else None."""
     if not path.exists():
         return None
@@ -176,7 +195,8 @@ def existing_chunks(path: Path, seed: int) -> int | None:
     try:
         info = store.get_collection(COLLECTION)
         syn = dict(info.config).get("synthetic") or {}
-        if syn.get("generator") != GENERATOR_VERSION or syn.get("seed") != seed:
+        if syn.get("generator") != GENERATOR_VERSION or syn.get("seed") != seed \
+                or syn.get("vectors", "random") != kind:
             return None
         chunks = store.stats(COLLECTION)["chunks"]
         return chunks if chunks == syn.get("chunks") else None
@@ -184,6 +204,18 @@ def existing_chunks(path: Path, seed: int) -> int | None:
         return None
     finally:
         store.close()
+
+
+def scifact_vectors(store_path: Path) -> np.ndarray:
+    """The chunk embeddings (bundled model) of a SciFact store built by ``ragd eval beir``,
+    read without writing to it: the base of the SciFact-derived vectors."""
+    import sqlite3
+    conn = sqlite3.connect(f"file:{store_path}?mode=ro", uri=True)
+    try:
+        rows = conn.execute("SELECT embedding FROM chunks ORDER BY doc_id, chunk_index").fetchall()
+    finally:
+        conn.close()
+    return np.frombuffer(b"".join(r[0] for r in rows), dtype=np.float32).reshape(len(rows), -1)
 
 
 # -- queries -----------------------------------------------------------------------------------
@@ -260,14 +292,25 @@ def time_calls(fn: Callable[[str], Any], queries: list[str]
 def bench_size(path: Path, size: int, queries: list[str], qvecs: dict[str, np.ndarray],
                embedder: MiniLMEmbedder, passes: int, profile: bool) -> dict[str, Any]:
     gc.collect()
+    # Cold starts in fresh processes: the first builds and saves whatever index files are
+    # missing (BM25 postings; the HNSW graph above the threshold), the second maps them.
+    q0 = queries[0]
+    cold: dict[str, Any] = {}
+    for mode in ("lexical", "vector"):
+        for run in ("first_open", "reopen"):
+            c = cold[f"{mode}/{run}"] = cold_start(path, COLLECTION, mode, query_terms(q0),
+                                                   qvecs[q0])
+            console.print(f"  {mode} {run}: first search {c['first_search_seconds']:.2f} s, "
+                          f"RSS after open {c['after_open']['rss_mb']:.0f} MiB, after search "
+                          f"{c['after_search']['rss_mb']:.0f} MiB, peak "
+                          f"{c['after_search']['peak_mb']:.0f} MiB")
     store = open_store(path)
     excl = ragd.open_collection(store, COLLECTION, PrecomputedQueryEmbedder(embedder, qvecs))
     incl = ragd.open_collection(store, COLLECTION, embedder)
     out: dict[str, Any] = {"chunks": store.stats(COLLECTION)["chunks"], "rss_after_open":
-                           rss_mb()}
+                           rss_mb(), "cold_start": cold}
 
     # Warm-up: the first vector search loads the matrix cache (timed on its own).
-    q0 = queries[0]
     t0 = time.perf_counter()
     store.vector_search(COLLECTION, qvecs[q0], 50)
     out["first_vector_search_seconds"] = time.perf_counter() - t0
@@ -281,6 +324,12 @@ def bench_size(path: Path, size: int, queries: list[str], qvecs: dict[str, np.nd
         for mode in ("vector", "lexical", "hybrid"):
             ragd.retrieve(q, Plan(mode=mode), excl)
     out["rss_after_warmup"] = rss_mb()
+    out["exact_vs_approximate"] = exact_vs_approximate(
+        store, COLLECTION, [qvecs[q] for q in queries], summarize, passes)
+    ea = out["exact_vs_approximate"]
+    console.print(f"  vector k=10: exact p50/p95 {ea['exact']['p50']:.2f}/{ea['exact']['p95']:.2f}"
+                  f" ms, default p50/p95 {ea['approximate']['p50']:.2f}/"
+                  f"{ea['approximate']['p95']:.2f} ms, recall@10 {ea['recall_at_k']:.3f}")
 
     runs: dict[str, list[list[float]]] = {}
     cpu_runs: dict[str, list[list[float]]] = {}
@@ -376,6 +425,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep a temporary workdir")
     parser.add_argument("--profile", action="store_true",
                         help="cProfile hybrid retrieve at each size into bench/results/")
+    parser.add_argument("--vectors", choices=("random", "scifact"), default="random",
+                        help="chunk vectors: seeded random units, or SciFact-derived (mixtures "
+                             "of pairs of real SciFact chunk embeddings; needs --scifact-store)")
+    parser.add_argument("--scifact-store", type=Path, default=None,
+                        help="a SciFact store built by `ragd eval beir` (its embeddings)")
+    parser.add_argument("--build-only", action="store_true", help="build the stores and stop")
     parser.add_argument("--name", default="search", help="results file name (without .json)")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -385,7 +440,9 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     words, probs = scifact_unigrams(corpus_path)
     vocab_s = time.perf_counter() - t0
-    corpus = SyntheticCorpus(words, probs, args.seed, args.chunks_per_doc, MiniLMEmbedder.dims)
+    base = scifact_vectors(args.scifact_store) if args.vectors == "scifact" else None
+    corpus = SyntheticCorpus(words, probs, args.seed, args.chunks_per_doc, MiniLMEmbedder.dims,
+                             base)
     console.print(f"vocabulary: {len(words):,} SciFact words ({vocab_s:.1f} s)")
 
     qs = scifact_test_queries(args.queries)
@@ -403,9 +460,10 @@ def main(argv: list[str] | None = None) -> int:
     per_size: dict[str, Any] = {}
     try:
         for size in sizes:
-            path = work / f"synthetic-g{GENERATOR_VERSION}-s{args.seed}-c{args.chunks_per_doc}-" \
-                          f"{size}.sqlite"
-            if existing_chunks(path, args.seed) == size:
+            kind = "" if corpus.kind == "random" else f"-{corpus.kind}"
+            path = work / f"synthetic-g{GENERATOR_VERSION}-s{args.seed}-c{args.chunks_per_doc}" \
+                          f"{kind}-{size}.sqlite"
+            if existing_chunks(path, args.seed, corpus.kind) == size:
                 build = {"reused": True, "chunks": size}
                 console.print(f"{size:,} chunks: reusing {path}")
             else:
@@ -418,6 +476,8 @@ def main(argv: list[str] | None = None) -> int:
                 console.print(f"  built in {build['seconds']:.0f} s "
                               f"({build['chunks_per_second_written']:.0f} chunks/s written)")
             result = {"build": build, "store_bytes": store_bytes(path)}
+            if args.build_only:
+                continue
             console.print(f"{size:,} chunks: measuring ({args.passes} passes x "
                           f"{len(queries)} queries x 5 variants)")
             result.update(bench_size(path, size, queries, qvecs, embedder, args.passes,
@@ -429,6 +489,8 @@ def main(argv: list[str] | None = None) -> int:
         elif temp:
             console.print(f"kept {work}")
 
+    if args.build_only:
+        return 0
     results = {
         "benchmark": "search",
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
@@ -492,6 +554,28 @@ def print_tables(r: dict[str, Any]) -> None:
                    human_bytes(res["store_bytes"]),
                    f"{rss['rss_mb']:.0f} / {rss['max_rss_mb']:.0f} MiB", build)
     console.print(t2)
+
+    t3 = Table(title="scale: cold start in a fresh process (first open builds and saves the "
+                     "index files, reopen maps them) and exact vs default vector search, k=10")
+    for col in ("chunks", "first lexical search: first open / reopen", "its peak RSS: first "
+                "open / reopen", "first vector search: first open / reopen", "exact p50/p95",
+                "default p50/p95", "recall@10", "hybrid p50/p95"):
+        t3.add_column(col, justify="right")
+    for size, res in r["sizes"].items():
+        cold, ea = res.get("cold_start"), res.get("exact_vs_approximate")
+        if not cold or not ea:
+            continue
+        a, b = cold["lexical/first_open"], cold["lexical/reopen"]
+        va, vb = cold["vector/first_open"], cold["vector/reopen"]
+        hy = res["latency_ms"]["hybrid/excluded"]
+        t3.add_row(f"{int(size):,}",
+                   f"{a['first_search_seconds']:.2f} / {b['first_search_seconds']:.2f} s",
+                   f"{a['after_search']['peak_mb']:.0f} / {b['after_search']['peak_mb']:.0f} MiB",
+                   f"{va['first_search_seconds']:.2f} / {vb['first_search_seconds']:.2f} s",
+                   f"{ea['exact']['p50']:.2f} / {ea['exact']['p95']:.2f}",
+                   f"{ea['approximate']['p50']:.2f} / {ea['approximate']['p95']:.2f}",
+                   f"{ea['recall_at_k']:.3f}", f"{hy['p50']:.2f} / {hy['p95']:.2f}")
+    console.print(t3)
     m = r["machine"]
     console.print(f"{m['cpu_model']}, {m['cores']} cores, python {m['python']}, numpy "
                   f"{m['numpy']}, onnxruntime {m['onnxruntime']}, sqlite {m['sqlite']}; load "

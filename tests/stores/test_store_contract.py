@@ -356,3 +356,56 @@ def test_query_cache_lives_until_its_ttl_or_the_next_write(coll):
     coll.cache_put("c", "k1", '{"v": 3}', now=108.0)
     assert coll.delete_document("c", "d1")
     assert coll.cache_get("c", "k1", max_age=10, now=108.0) is None
+
+
+def _vector_items(rng, n: int, dims: int, prefix: str = "v"):
+    centres = rng.normal(size=(8, dims))
+    vectors = centres[rng.integers(0, 8, n)] + 0.4 * rng.normal(size=(n, dims))
+    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    return [(DocumentRecord(f"{prefix}{i:04d}", "h"), [Chunk(f"{prefix}{i:04d}", 0, "text")],
+             vectors[i:i + 1]) for i in range(n)], vectors
+
+
+def test_vector_index_is_behind_the_protocol_with_one_meaning(store):
+    """build / drop the approximate index, and the per-query exact/approximate choice, mean
+    the same on both backends: an approximate search follows writes and deletes, exact=True
+    is the exact ranking, and a dropped index leaves exact searches."""
+    dims = 16
+    store.create_collection("v", "test-model", dims, {})
+    rng = np.random.default_rng(11)
+    items, vectors = _vector_items(rng, 300, dims)
+    store.upsert_documents("v", items)
+    store.build_vector_index("v")
+    for q in vectors[[3, 77, 150]] + 0.1:
+        q = (q / np.linalg.norm(q)).astype(np.float32)
+        exact = store.vector_search("v", q, 10, exact=True)
+        want = sorted(((float(v @ q), f"v{i:04d}") for i, v in enumerate(vectors)),
+                      key=lambda s: (-s[0], s[1]))[:10]
+        assert [h.doc_id for h in exact] == [d for _, d in want]
+        approx = store.vector_search("v", q, 10, exact=False, ef_search=300)
+        assert [h.doc_id for h in approx] == [h.doc_id for h in exact]
+        assert [h.score for h in approx] == pytest.approx([h.score for h in exact], abs=1e-5)
+    q = unit(*rng.normal(size=dims))
+    write(store, "new", ["fresh"], [q], collection="v")  # a write after the build
+    assert store.vector_search("v", q, 1, exact=False)[0].doc_id == "new"
+    assert store.vector_search("v", q, 1)[0].doc_id == "new"
+    store.delete_document("v", "new")
+    assert "new" not in [h.doc_id for h in store.vector_search("v", q, 10, exact=False)]
+    store.drop_vector_index("v")
+    assert [h.doc_id for h in store.vector_search("v", q, 10)] == \
+        [h.doc_id for h in store.vector_search("v", q, 10, exact=True)]
+    store.build_vector_index("v")  # a rebuild after a drop works alike
+    assert store.vector_search("v", vectors[5], 1, exact=False)[0].doc_id == "v0005"
+
+
+def test_a_lookup_by_an_id_holding_nul_finds_nothing(coll):
+    """No stored value holds a NUL (writes refuse them), so a lookup by one finds nothing
+    on both backends, instead of a server error on PostgreSQL."""
+    write(coll, "a", ["apple"], [unit(1, 0, 0)])
+    assert coll.get_document("c", "a\x00") is None
+    assert coll.document_chunks("c", "a\x00") == []
+    assert coll.delete_document("c", "a\x00") is False
+    assert coll.get_chunks("c", [("a\x00", 0), ("a", 0)]).keys() == {("a", 0)}
+    assert coll.find_sections("c", ["S-a\x00", "S-a"], 5) == [("a", 0)]
+    assert coll.documents_from("c", "/x\x00") == []
+    assert coll.get_document("c", "a") is not None

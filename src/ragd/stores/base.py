@@ -104,8 +104,9 @@ class Snapshot(Protocol):
     collection: str
     data_version: int
 
-    def vector_search(self, query: np.ndarray, limit: int,
-                      filters: Filters = NO_FILTERS) -> list[Hit]: ...
+    def vector_search(self, query: np.ndarray, limit: int, filters: Filters = NO_FILTERS, *,
+                      exact: bool | None = None, ef_search: int | None = None
+                      ) -> list[Hit]: ...
 
     def lexical_search(self, terms: Sequence[str], limit: int,
                        filters: Filters = NO_FILTERS) -> list[Hit]: ...
@@ -197,8 +198,28 @@ class Store(Protocol):
         ...
 
     def vector_search(self, collection: str, query: np.ndarray, limit: int,
-                      filters: Filters = Filters()) -> list[Hit]:
-        """Top ``limit`` chunks by cosine similarity (score = cosine)."""
+                      filters: Filters = Filters(), *, exact: bool | None = None,
+                      ef_search: int | None = None) -> list[Hit]:
+        """Top ``limit`` chunks by cosine similarity (score = cosine).
+
+        ``exact``: True scans every vector (the exact ranking); False searches the
+        collection's approximate index (HNSW) when it has one, never building it; None
+        (default) lets the store choose: the approximate index when there is one (the
+        embedded store builds it once a collection reaches its size threshold), else
+        exact. A search that an index cannot answer in full (a selective filter) is exact.
+        ``ef_search``: the index's candidate list for this query (more: better recall,
+        slower); ignored by an exact search."""
+        ...
+
+    def build_vector_index(self, collection: str) -> None:
+        """Build (or rebuild) the collection's approximate vector index, after which
+        searches use it (and the store keeps it in step with writes)."""
+        ...
+
+    def drop_vector_index(self, collection: str) -> None:
+        """Remove the approximate vector index: searches are exact until
+        :meth:`build_vector_index` (before a large bulk load, building it once afterwards
+        is much faster than keeping it up to date row by row)."""
         ...
 
     def lexical_search(self, collection: str, terms: Sequence[str], limit: int,

@@ -12,10 +12,12 @@ incrementally updated index scores exactly like a freshly loaded one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
 from ..analysis import unpack_terms
+from .array_file import ChainedKeys
 from .topk import top_rows
 
 DEFAULT_K1 = 1.2
@@ -54,6 +56,22 @@ class _Postings:
         self.rows = local[order] + offset
         self.tf = counts[order].astype(np.float64)
 
+    @classmethod
+    def from_arrays(cls, terms: np.ndarray, indptr: np.ndarray, rows: np.ndarray,
+                    tf: np.ndarray, lengths: np.ndarray) -> "_Postings":
+        """Postings from arrays saved by :meth:`arrays` (memory-mapped ones will do)."""
+        self = cls.__new__(cls)
+        self.terms, self.indptr, self.rows, self.tf, self.lengths = (terms, indptr, rows, tf,
+                                                                     lengths)
+        return self
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The postings as compact arrays (rows int32, counts uint16: exactly the same
+        values, half the bytes or less)."""
+        return {"terms": self.terms, "indptr": self.indptr,
+                "rows": self.rows.astype(np.int32), "tf": self.tf.astype(np.uint16),
+                "lengths": self.lengths}
+
     def get(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         i = int(np.searchsorted(self.terms, term))
         if i == len(self.terms) or self.terms[i] != term:
@@ -69,7 +87,7 @@ class LexicalView:
 
     version: int
     rowids: np.ndarray
-    keys: list[tuple[str, int]]
+    keys: Sequence[tuple[str, int]]
     alive: np.ndarray
     main: _Postings
     delta: _Postings
@@ -173,6 +191,14 @@ class LexicalIndex:
                               _Postings([], len(keys)), main.lengths))
         self.pending.clear()
 
+    def load_view(self, view: LexicalView, delta_terms: list[bytes]) -> None:
+        """Replace everything with ``view`` (a persisted segment, plus ``delta_terms``: the
+        packed terms of the rows of its delta segment, in order)."""
+        self._recent.clear()
+        self._delta_terms = list(delta_terms)
+        self._set(view)
+        self.pending.clear()
+
     def record(self, delta: LexicalDelta) -> None:
         """Remember a committed write (nothing while unloaded: the next search loads)."""
         if self.version >= 0:
@@ -193,14 +219,17 @@ class LexicalIndex:
         added = sum(len(d.added_keys) for d in chain) + len(self._delta_terms)
         if added > max(1024, len(view.main.lengths) // 4):
             return False
-        alive, rowids, keys = view.alive.copy(), view.rowids, list(view.keys)
+        alive, rowids = view.alive.copy(), view.rowids
+        new_keys: list[tuple[str, int]] = []
         delta_terms = list(self._delta_terms)
         for d in chain:
             alive[np.isin(rowids, d.removed)] = False
             rowids = np.concatenate([rowids, d.added_rowids])
-            keys.extend(d.added_keys)
+            new_keys.extend(d.added_keys)
             alive = np.concatenate([alive, np.ones(len(d.added_keys), dtype=bool)])
             delta_terms.extend(d.added_terms)
+        keys = (view.keys.plus(new_keys) if isinstance(view.keys, ChainedKeys)
+                else ChainedKeys(view.keys, new_keys))
         delta = _Postings(delta_terms, len(view.main.lengths))
         self._delta_terms = delta_terms
         self._set(LexicalView(db_version, rowids, keys, alive, view.main, delta,

@@ -88,6 +88,7 @@ from ..errors import (EmbedModelMismatchError, StoreError, UnknownCollectionErro
 from ..types import Chunk, Filters
 from . import pg_bm25, postgres_sql as Q
 from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk
+from .rows import holds_nul
 from .pg_tsvector import TsVector, TsVectorDumper
 from .postgres_read import BEGIN_READ, COLUMNS, NO_FILTERS, PgSnapshot, chunk_from_row
 from .postgres_write import PgWrites
@@ -275,6 +276,8 @@ class PostgresStore(PgWrites):
 
     def get_document(self, collection: str, doc_id: str) -> DocumentRecord | None:
         cid = self._coll(collection).cid
+        if holds_nul(doc_id):
+            return None
         with self._conn() as conn:
             row = conn.execute(self._DOC_SQL + " AND doc_id = %s", (cid, doc_id)).fetchone()
         return self._record(row) if row else None
@@ -294,6 +297,8 @@ class PostgresStore(PgWrites):
 
     def document_chunks(self, collection: str, doc_id: str) -> list[StoredChunk]:
         coll = self._coll(collection)
+        if holds_nul(doc_id):
+            return []
         with self._conn() as conn:
             rows = conn.execute(sql.SQL(
                 "SELECT {cols}, d.title FROM {t} c JOIN documents d ON d.collection_id = "
@@ -303,9 +308,9 @@ class PostgresStore(PgWrites):
         return [StoredChunk(chunk_from_row(r), r[14]) for r in rows]
 
     def documents_from(self, collection: str, source_path: str) -> list[DocumentRecord]:
-        if not source_path:
-            return []
         cid = self._coll(collection).cid
+        if not source_path or holds_nul(source_path):
+            return []
         with self._conn() as conn:
             rows = conn.execute(self._DOC_SQL + " AND source_path = %s AND source_path <> '' "
                                 "ORDER BY doc_id", (cid, source_path)).fetchall()
@@ -374,10 +379,10 @@ class PostgresStore(PgWrites):
             yield PgSnapshot(self, coll, conn, int(row[0]), row[1], stack)
 
     def vector_search(self, collection: str, query: np.ndarray, limit: int,
-                      filters: Filters = NO_FILTERS, *, ef_search: int | None = None,
-                      exact: bool | None = None) -> list[Hit]:
-        """Top ``limit`` by cosine similarity. ``ef_search`` overrides the store's for this
-        query; ``exact`` forces (True) or forbids (False) the exact path."""
+                      filters: Filters = NO_FILTERS, *, exact: bool | None = None,
+                      ef_search: int | None = None) -> list[Hit]:
+        """Top ``limit`` by cosine similarity; ``exact`` and ``ef_search`` as the Store
+        protocol says (HNSW's ``hnsw.ef_search`` for this query)."""
         with self.snapshot(collection) as snap:
             return snap.vector_search(query, limit, filters, ef_search=ef_search, exact=exact)
 

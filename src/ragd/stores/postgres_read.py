@@ -25,6 +25,7 @@ from ..types import Chunk, Filters
 from . import pg_bm25, postgres_sql as Q
 from .base import Hit, Key, StoredChunk, rank_hits
 from .pg_tsvector import tsquery
+from .rows import holds_nul
 
 if TYPE_CHECKING:
     from .postgres import PostgresStore, _Coll
@@ -149,7 +150,7 @@ class PgSnapshot:
 
     def find_sections(self, section_ids: Sequence[str], limit: int,
                       filters: Filters = NO_FILTERS) -> list[Key]:
-        wanted = [s.replace("\x00", " ") for s in dict.fromkeys(section_ids)]
+        wanted = [s for s in dict.fromkeys(section_ids) if not holds_nul(s)]
         if not wanted or limit <= 0:
             return []
         where, params = Q.filter_sql(filters)
@@ -163,7 +164,7 @@ class PgSnapshot:
 
     # -- reading -----------------------------------------------------------------------
     def get_chunks(self, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
-        keys = list(dict.fromkeys(keys))
+        keys = [k for k in dict.fromkeys(keys) if not holds_nul(k[0])]
         if not keys:
             return {}
         with self._connection() as conn:

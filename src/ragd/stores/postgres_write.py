@@ -27,7 +27,7 @@ from ..errors import StoreError, UsageError
 from ..types import Chunk
 from . import pg_bm25, postgres_sql as Q
 from .base import DocumentRecord, checked_embeddings
-from .rows import check_chunks, check_document
+from .rows import check_chunks, check_document, holds_nul
 from .pg_tsvector import TsVector, TsVectorTooLarge, tsvectors
 
 if TYPE_CHECKING:
@@ -262,6 +262,8 @@ class PgWrites:
 
     def delete_document(self, collection: str, doc_id: str) -> bool:
         cid = self._coll(collection).cid
+        if holds_nul(doc_id):
+            return False
         with self._conn() as conn:
             pg_bm25.lock(conn, cid)  # before the cascade's rows: as writes and reweights do
             cur = conn.execute("DELETE FROM documents WHERE collection_id = %s AND doc_id = %s",

@@ -41,6 +41,13 @@ _OPTIONAL = ("section_id", "parent_id", "start_offset", "end_offset", "page")
 _INTS = ("chunk_index", "tokens", "start_offset", "end_offset", "page")
 
 
+def holds_nul(*values: str) -> bool:
+    """Whether a lookup value holds a NUL. No stored value does (:func:`check_text` refuses
+    them), so a lookup by one finds nothing, on both backends, and is never sent to a
+    server (PostgreSQL would refuse the text)."""
+    return any("\x00" in v for v in values)
+
+
 def check_text(where: str, name: str, value: Any) -> None:
     """Refuse a text field no store may hold: not a string, a NUL, a lone surrogate."""
     if not isinstance(value, str):

@@ -3,8 +3,12 @@
 Lexical search: each chunk's analysed terms are stored with it and scored by
 BM25 in memory (:class:`LexicalIndex`; Snowball stems, stop words removed,
 k1 1.2 and b 0.75, the classic defaults). Vector search: float32 blobs,
-searched exactly in memory by :class:`VectorCache`. Both caches load on first use and
-follow this process's writes by deltas. Writes (:mod:`~ragd.stores.sqlite_write`): a
+searched exactly in memory by :class:`VectorCache`, or (large collections) through an
+HNSW graph saved beside the file (:mod:`~ragd.stores.sqlite_ann`). Both caches load on
+first use and follow this process's writes by deltas. The BM25 postings are saved beside
+the file (``<file>-c<collection id>.lexical``, :mod:`~ragd.stores.lexical_file`) when
+built, and mapped by the next process instead of being rebuilt. Writes
+(:mod:`~ragd.stores.sqlite_write`): a
 document in one ``BEGIN IMMEDIATE`` transaction, all its chunks or none.
 
 Reads go through :meth:`SQLiteStore.snapshot` (:mod:`ragd.stores.sqlite_read`): a read
@@ -34,7 +38,9 @@ from ..errors import (EmbedModelMismatchError, StoreError, UnknownCollectionErro
 from ..ids import canonical_json
 from ..types import Chunk, Filters
 from .base import CollectionInfo, DocumentRecord, Hit, Key, ReadOnlyStoreError, StoredChunk
+from .lexical_file import segment_path
 from .lexical_index import LexicalIndex, LexicalView
+from .sqlite_ann import SQLiteVectorIndex
 from .sqlite_read import NO_FILTERS, SQLiteSnapshot, lexical_view, vector_view
 from .sqlite_sql import CHUNK_COLUMNS, check_schema, chunk_from_row, migrate
 from .sqlite_write import SQLiteWrites
@@ -60,7 +66,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-class SQLiteStore(SQLiteWrites):
+class SQLiteStore(SQLiteWrites, SQLiteVectorIndex):
     """A ragd store in one SQLite file. Thread-safe through one lock per store."""
 
     def __init__(self, path: str | Path) -> None:
@@ -88,6 +94,8 @@ class SQLiteStore(SQLiteWrites):
         self._closed = False
         self._caches: dict[int, VectorCache] = {}
         self._lexical: dict[int, LexicalIndex] = {}
+        self._anns = {}
+        self._sizes = {}
         self._miss_version = threading.local()
 
     def _open_uri(self) -> str:
@@ -185,12 +193,17 @@ class SQLiteStore(SQLiteWrites):
                 cache = self._caches[cid] = VectorCache(dims)
             return vector_view(cache, cid, dims, version, rows)
 
-    def _lexical_view(self, cid: int, version: int, rows: Any) -> LexicalView:
+    def _lexical_view(self, cid: int, version: int, rows: Any, ident: dict) -> LexicalView:
         with self._cache_lock:
             index = self._lexical.get(cid)
             if index is None:
                 index = self._lexical[cid] = LexicalIndex()
-            return lexical_view(index, cid, version, rows)
+            return lexical_view(index, cid, version, rows, segment_path(self.path, cid), ident,
+                                not self.read_only)
+
+    def _index_files(self, cid: int) -> list[Path]:
+        """The files of collection ``cid``'s persisted indexes (lexical, approximate)."""
+        return sorted(self.path.parent.glob(f"{self.path.name}-c{cid}.*"))
 
     # -- query cache -----------------------------------------------------------------
     # A value is stored under the data version its computation saw. The store cannot see the
@@ -287,6 +300,9 @@ class SQLiteStore(SQLiteWrites):
             with self._cache_lock:
                 self._caches.pop(cid, None)
                 self._lexical.pop(cid, None)
+                self._anns.pop(cid, None)
+                for path in self._index_files(cid):
+                    path.unlink(missing_ok=True)
 
     # -- documents -------------------------------------------------------------------
     @staticmethod
@@ -344,9 +360,10 @@ class SQLiteStore(SQLiteWrites):
             return snap.data_version
 
     def vector_search(self, collection: str, query: np.ndarray, limit: int,
-                      filters: Filters = NO_FILTERS) -> list[Hit]:
+                      filters: Filters = NO_FILTERS, *, exact: bool | None = None,
+                      ef_search: int | None = None) -> list[Hit]:
         with self.snapshot(collection) as snap:
-            return snap.vector_search(query, limit, filters)
+            return snap.vector_search(query, limit, filters, exact=exact, ef_search=ef_search)
 
     def lexical_search(self, collection: str, terms: Sequence[str], limit: int,
                        filters: Filters = NO_FILTERS) -> list[Hit]:
@@ -384,7 +401,8 @@ class SQLiteStore(SQLiteWrites):
         return {"store": self.url, "backend": "sqlite", "collection": info.name,
                 "embed_model": info.embed_model, "embed_dims": info.embed_dims,
                 "documents": int(docs), "chunks": int(chunks), "tokens": int(tokens),
-                "bytes": size, "created_at": info.created_at}
+                "bytes": size, "created_at": info.created_at,
+                "vector_index": self._ann_stats(cid)}
 
     def close(self) -> None:
         with self._pool_lock:
@@ -397,3 +415,4 @@ class SQLiteStore(SQLiteWrites):
         with self._cache_lock:
             self._caches.clear()
             self._lexical.clear()
+            self._ann_close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -23,6 +24,7 @@ from ..analysis import query_analyze, term_hash
 from ..errors import StoreError, UsageError
 from ..types import Filters
 from .base import CollectionInfo, Hit, Key, StoredChunk
+from . import lexical_file
 from .lexical_index import DEFAULT_B, DEFAULT_K1, LexicalIndex, LexicalView
 from .sqlite_sql import CHUNK_COLUMNS, chunk_from_row, filter_sql
 from .vector_cache import VectorCache, VectorView
@@ -65,14 +67,20 @@ class SQLiteSnapshot:
             [self._cid, *params])], dtype=np.int64)
 
     # -- searches ----------------------------------------------------------------------
-    def vector_search(self, query: np.ndarray, limit: int,
-                      filters: Filters = NO_FILTERS) -> list[Hit]:
+    def vector_search(self, query: np.ndarray, limit: int, filters: Filters = NO_FILTERS, *,
+                      exact: bool | None = None, ef_search: int | None = None) -> list[Hit]:
+        """Top ``limit`` by cosine: exactly, or through the collection's graph (see
+        :mod:`ragd.stores.sqlite_ann` for which, and for ``exact`` and ``ef_search``)."""
         query = np.asarray(query, dtype=np.float32).reshape(-1)
         if query.shape[0] != self.info.embed_dims:
             raise UsageError(f"query vector has {query.shape[0]} dims; collection "
                              f"{self.collection!r} has {self.info.embed_dims}")
         if limit <= 0:
             return []
+        if not filters and exact is not True:
+            hits = self.store._ann_hits(self, query, limit, exact, ef_search)
+            if hits is not None:
+                return hits
         with self._lock:
             if self._vectors is None:
                 self._vectors = self.store._vector_view(self._cid, self.info.embed_dims,
@@ -91,8 +99,9 @@ class SQLiteSnapshot:
         b = float(self.info.config.get("bm25_b", DEFAULT_B))
         with self._lock:
             if self._lexical is None:
-                self._lexical = self.store._lexical_view(self._cid, self.data_version,
-                                                         self._rows)
+                self._lexical = self.store._lexical_view(
+                    self._cid, self.data_version, self._rows,
+                    {"name": self.info.name, "created_at": self.info.created_at})
             view, allowed = self._lexical, self._allowed(filters)
         return [Hit(k[0], k[1], s) for k, s in view.top(hashes, limit, allowed, k1, b)]
 
@@ -160,21 +169,33 @@ def vector_view(cache: VectorCache, cid: int, dims: int, version: int, rows: Any
     return VectorView(rowids, keys, matrix, version)  # older than the cache: private
 
 
-def lexical_view(index: LexicalIndex, cid: int, version: int, rows: Any) -> LexicalView:
-    """:func:`vector_view` for the BM25 index."""
+def lexical_view(index: LexicalIndex, cid: int, version: int, rows: Any,
+                 saved: Path | None = None, ident: dict | None = None,
+                 writable: bool = False) -> LexicalView:
+    """:func:`vector_view` for the BM25 index, which is first looked for in the file
+    ``saved`` (:mod:`ragd.stores.lexical_file`; ``ident`` names the collection it must be
+    of), and saved there after a full build when ``writable``."""
     view = index.view_at(version)
     if view is not None:
         return view
     if index.version < version and index.sync(version):
         return index.view()
+    if saved is not None:
+        opened = lexical_file.open_view(saved, cid, version, ident or {}, rows)
+        if opened is not None:
+            if index.version < version:
+                index.load_view(*opened)
+                return index.view()
+            return opened[0]
     found = rows("SELECT id, doc_id, chunk_index, terms FROM chunks WHERE collection_id = ? "
                  "ORDER BY id", (cid,))
     rowids = np.array([r[0] for r in found], dtype=np.int64)
     keys = [(r[1], int(r[2])) for r in found]
     terms = [r[3] for r in found]
-    if index.version < version:
-        index.load(version, rowids, keys, terms)
-        return index.view()
-    private = LexicalIndex()
-    private.load(version, rowids, keys, terms)
-    return private.view()
+    del found
+    target = index if index.version < version else LexicalIndex()  # older: private
+    target.load(version, rowids, keys, terms)
+    del terms
+    if saved is not None and writable and target is index:
+        lexical_file.save_view(saved, index.view(), ident or {})
+    return target.view()

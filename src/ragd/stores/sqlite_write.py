@@ -179,6 +179,7 @@ class SQLiteWrites:
                 self._caches[cid].record(delta)
             if cid in self._lexical:
                 self._lexical[cid].record(lexical)
+            self._ann_record(cid, delta)
 
     def delete_document(self, collection: str, doc_id: str) -> bool:
         with self._lock:

@@ -1,0 +1,35 @@
+"""Arrays in one file: written atomically, mapped back with their values and metadata."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ragd.stores.array_file import ChainedKeys, PackedKeys, read_arrays, write_arrays
+
+
+def test_arrays_round_trip_memory_mapped(tmp_path):
+    path = tmp_path / "x.arr"
+    arrays = {"a": np.arange(10, dtype=np.int64), "b": np.linspace(0, 1, 7),
+              "empty": np.zeros(0, np.uint16), "m": np.ones((3, 4), np.float32)}
+    write_arrays(path, {"version": 3}, arrays)
+    meta, got = read_arrays(path)
+    assert meta == {"version": 3}
+    for name, a in arrays.items():
+        assert got[name].dtype == a.dtype and np.array_equal(got[name], a)
+    assert not got["a"].flags.owndata and not got["a"].flags.writeable  # mapped, not read
+    assert [p.name for p in tmp_path.iterdir()] == ["x.arr"]  # no temporary left
+
+
+def test_missing_or_foreign_files_read_as_none(tmp_path):
+    assert read_arrays(tmp_path / "none") is None
+    (tmp_path / "junk").write_bytes(b"not an array file")
+    assert read_arrays(tmp_path / "junk") is None
+
+
+def test_packed_and_chained_keys_give_back_the_keys():
+    keys = [("doc-é", 0), ("b", 3), ("", 1)]
+    packed = PackedKeys.pack(keys)
+    assert len(packed) == 3 and [packed[i] for i in range(3)] == keys
+    chained = ChainedKeys(packed).plus([("z", 9)])
+    assert len(chained) == 4 and chained[3] == ("z", 9) and chained[-1] == ("z", 9)
+    assert chained[:2] == keys[:2]
