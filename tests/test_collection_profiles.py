@@ -83,8 +83,20 @@ def test_a_query_vector_is_embedded_once_and_equals_a_fresh_one(tmp_path, toy):
     assert np.array_equal(vector, toy.embed_query("export license"))
     assert not vector.flags.writeable
     assert coll.embed_query("export license") is vector and counting.queries == 1
-    answer("Is a license required to export encryption items?", coll)
+    question = "Is a license required to export encryption items?"
+    remembered = answer(question, coll)
     assert counting.queries == 2   # retrieval and the sentences' similarity share one
+    coll.QUERY_MEMO = 0            # nothing remembered: the same answer, two embeddings
+    coll._queries.clear()
+    fresh = answer(question, coll)
+    assert counting.queries == 4
+
+    def same(a):
+        data = a.to_dict()
+        data["trace"].pop("timings_ms")
+        return data
+    assert remembered.status == "answered" and same(remembered) == same(fresh)
+    del coll.QUERY_MEMO
     coll.embedder = toy            # another embedder is asked afresh
     assert coll.embed_query("export license") is not vector
     for i in range(coll.QUERY_MEMO + 1):
