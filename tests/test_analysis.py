@@ -76,3 +76,18 @@ def test_scifact_passages_get_the_reference_terms():
         texts = [f"{d['title']}\n\n{d['text']}" for d in map(json.loads, f)]
     for start in range(0, len(texts), 500):
         _same_as_reference(texts[start:start + 500])
+
+
+def test_fold_removes_exactly_the_combining_marks():
+    import unicodedata
+
+    def reference(text: str) -> str:
+        decomposed = unicodedata.normalize("NFKD", text.lower())
+        return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+    rnd = random.Random(11)
+    alphabet = "aAé É§\u0301\u0308\u20dd\U0001d167ΣὈ日½ﬁ–\n.x"
+    texts = UGLY + ["§ 736.2(b) General prohibitions — Café", "ﬁ\u0301§\u0327"] + [
+        "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 30))) for _ in range(500)]
+    for text in texts:
+        assert analysis._fold(text) == reference(text), repr(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from ragd import open_collection
@@ -52,3 +53,53 @@ def test_a_path_profile_is_found_again_from_the_collection(tmp_path, toy):
     path.unlink()
     with pytest.raises(Exception, match="cannot be loaded now"):
         open_collection(tmp_path / "s", "m")
+
+
+class _Counting:
+    """Wraps an embedder, counting its query embeddings."""
+
+    def __init__(self, inner):
+        self.inner, self.queries = inner, 0
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def embed_query(self, text):
+        self.queries += 1
+        return self.inner.embed_query(text)
+
+
+def test_a_query_vector_is_embedded_once_and_equals_a_fresh_one(tmp_path, toy):
+    from ragd import ingest
+    from ragd.answer import answer
+
+    doc = tmp_path / "doc.md"
+    doc.write_text("# Licenses\n\nA license is required to export encryption items.\n")
+    coll = open_collection(tmp_path / "s", "q", toy, create=True)
+    ingest([doc], coll)
+    counting = _Counting(toy)
+    coll.embedder = counting
+    vector = coll.embed_query("export license")
+    assert np.array_equal(vector, toy.embed_query("export license"))
+    assert not vector.flags.writeable
+    assert coll.embed_query("export license") is vector and counting.queries == 1
+    question = "Is a license required to export encryption items?"
+    remembered = answer(question, coll)
+    assert counting.queries == 2   # retrieval and the sentences' similarity share one
+    coll.QUERY_MEMO = 0            # nothing remembered: the same answer, two embeddings
+    coll._queries.clear()
+    fresh = answer(question, coll)
+    assert counting.queries == 4
+
+    def same(a):
+        data = a.to_dict()
+        data["trace"].pop("timings_ms")
+        return data
+    assert remembered.status == "answered" and same(remembered) == same(fresh)
+    del coll.QUERY_MEMO
+    coll.embedder = toy            # another embedder is asked afresh
+    assert coll.embed_query("export license") is not vector
+    for i in range(coll.QUERY_MEMO + 1):
+        coll.embed_query(f"query {i}")
+    assert len(coll._queries) == coll.QUERY_MEMO
+    coll.close()

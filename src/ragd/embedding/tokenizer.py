@@ -37,6 +37,17 @@ def model_tokenizer() -> Tokenizer:
 
 
 @lru_cache(maxsize=1)
+def unpadded_tokenizer() -> Tokenizer:
+    """Tokenizer as the model reads a text, without padding: truncation at 256 with the
+    special tokens, so ``len(ids)`` is what the text costs the model and batches are padded
+    by the caller."""
+    tok = _load()
+    tok.no_padding()
+    tok.enable_truncation(max_length=MAX_SEQ_LENGTH)
+    return tok
+
+
+@lru_cache(maxsize=1)
 def counting_tokenizer() -> Tokenizer:
     """Tokenizer for counting: no truncation, no padding."""
     tok = _load()

@@ -58,7 +58,7 @@ def _pool() -> ThreadPoolExecutor | None:
 
 
 def _vector_hits(query: str, plan: Plan, coll: Collection, snap: Snapshot) -> list[Hit]:
-    vector = coll.embedder.embed_query(query)
+    vector = coll.embed_query(query)
     return snap.vector_search(vector, plan.pool, plan.filters)
 
 
