@@ -1,6 +1,6 @@
 """legal-in on the four Indian acts, offline (the corpus vectors ship in
 tests/fixtures/legal_vectors.npz; questions are embedded live): what users rely on, one
-test each, and the CI gate on a fixed subset of bench/golden/legal_in_qa.jsonl."""
+test each, and the CI gate on the whole of bench/golden/legal_in_qa.jsonl at the issue's levels."""
 
 from __future__ import annotations
 
@@ -139,23 +139,24 @@ def test_evidence_blocks_and_logs(legal, tmp_path):
 
 
 def test_the_golden_gate(legal):
-    """Every third question of the golden set. No sentence unsupported by its citation,
-    ever, and no question the set says to refuse answered (the answer checks refuse "How
-    long does a murder trial usually take in Delhi?", which CrPC 309's "completed within a
-    period of two months" used to answer: docs/profiles/legal-in.md); the rates a margin
-    under what the subset measured when the gate was set (answered 1.0, correct refusal
-    1.0, expected act+section 24/28 = 0.857)."""
-    subset = load_golden(GOLDEN)[::3]
-    results = run_golden(subset, legal)
+    """The whole golden set (106 questions, fixed), gated at the issue's levels: no sentence
+    unsupported by its citation, ever; no question the set says to refuse answered
+    (hallucination 0: the answer checks refuse "How long does a murder trial usually take
+    in Delhi?", which CrPC 309's "completed within a period of two months" used to answer);
+    correct refusal >= 0.95; the expected act and section cited >= 0.90 (measured 0.900,
+    docs/profiles/legal-in.md). The same run as `ragd eval qa bench/golden/legal_in_qa.jsonl
+    --gate hallucination==0 --gate correct_refusal>=0.95 --gate expected_section>=0.9`."""
+    results = run_golden(load_golden(GOLDEN), legal)
     m = metrics(results)
     assert m["citation_precision"] == 1.0
     for r in results:
         ids = {e["chunk_id"] for e in r.answer["evidence"]}
         assert all(c["chunk_id"] in ids for s in r.answer["sentences"] for c in s["citations"])
-    assert m["hallucination"] == 0.0
+    misses = [r.golden.id for r in results if r.expected_cited is False]
+    assert m["hallucination"] == 0.0, [r.golden.id for r in results if r.hallucinated]
     assert m["correct_refusal"] >= 0.95
     assert m["answered"] >= 0.95
-    assert m["expected_section"] >= 0.82
+    assert m["expected_section"] >= 0.90, misses
 
 
 def test_the_contract_phases_one_by_one(legal, tmp_path):
