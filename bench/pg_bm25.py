@@ -88,9 +88,9 @@ def _load(store: Any, name: str, docs: list, batch: int = 1024) -> dict[str, Any
     seconds = time.perf_counter() - started
     out = {"chunks": chunks, "seconds": round(seconds, 1),
            "chunks_per_s": round(chunks / seconds, 1)}
-    if hasattr(store, "reweight_lexical"):
+    if hasattr(store, "refresh_lexical"):
         started = time.perf_counter()
-        store.reweight_lexical(name)
+        store.refresh_lexical(name)
         out["reweight_after_load_s"] = round(time.perf_counter() - started, 1)
     return out
 

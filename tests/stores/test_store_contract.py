@@ -409,3 +409,33 @@ def test_a_lookup_by_an_id_holding_nul_finds_nothing(coll):
     assert coll.find_sections("c", ["S-a\x00", "S-a"], 5) == [("a", 0)]
     assert coll.documents_from("c", "/x\x00") == []
     assert coll.get_document("c", "a") is not None
+
+
+def test_refresh_lexical_leaves_exactly_bm25_over_what_is_left(coll):
+    """After a bulk load and deletes too few for a store to re-weigh on its own (2 documents
+    of 12, whose longer chunks move the average length by 8 %), ``refresh_lexical`` brings
+    the lexical index up to date: its scores equal those of a collection that only ever held
+    the remaining documents (on Postgres they differ without it)."""
+    coll.create_collection("fresh", "test-model", 3, {})
+    texts = {f"d{i:02d}": [f"apple banana cherry w{i}", f"banana date fig w{i}"]
+             for i in range(1, 11)}
+    texts.update({f"d{i:02d}": [f"apple banana cherry long x{i} y{i}",
+                                f"banana date fig long x{i} y{i}"] for i in (11, 12)})
+    vectors = [unit(1, 0, 0), unit(0, 1, 0)]
+    for doc_id, t in texts.items():
+        write(coll, doc_id, t, vectors)
+    coll.refresh_lexical("c")  # after the bulk load
+    assert len(coll.lexical_search("c", ["apple", "cherry"], 20)) == 12
+    for doc_id in ("d11", "d12"):
+        assert coll.delete_document("c", doc_id)
+    for doc_id in sorted(texts)[:10]:
+        write(coll, doc_id, texts[doc_id], vectors, collection="fresh")
+    coll.refresh_lexical("c")  # after the deletes
+    for terms in (["apple", "cherry"], ["banana"], ["date", "w5"]):
+        got = coll.lexical_search("c", terms, 20)
+        want = coll.lexical_search("fresh", terms, 20)
+        assert [(h.doc_id, h.chunk_index) for h in got] == [(h.doc_id, h.chunk_index)
+                                                            for h in want]
+        assert np.allclose([h.score for h in got], [h.score for h in want], rtol=1e-5)
+    with pytest.raises(UnknownCollectionError):
+        coll.refresh_lexical("nope")

@@ -227,6 +227,14 @@ class Store(Protocol):
         """Top ``limit`` chunks matching any of ``terms`` (score: higher is better)."""
         ...
 
+    def refresh_lexical(self, collection: str) -> None:
+        """Bring the collection's lexical index up to date now (after a bulk load or many
+        deletes) rather than when a search finds it stale: the embedded store rebuilds its
+        BM25 postings and saves them beside the file; Postgres rewrites its BM25 weights
+        with the current average chunk length. Searches are right without it; after it,
+        scores are exactly BM25 over the collection as it is."""
+        ...
+
     def find_sections(self, collection: str, section_ids: Sequence[str], limit: int,
                       filters: Filters = Filters()) -> list[Key]:
         """Keys of chunks whose ``section_id`` is one of ``section_ids`` (by key, at most

@@ -14,7 +14,7 @@ avgdl: written weights use ``collections.bm25_avgdl``; after a write, when the l
 has drifted from it by more than ``bm25_drift`` (collection config, default 0.02, which moves
 a weight by under about 1 %) and a quarter of the rows have changed since the last rewrite
 (or it drifted by five times the bound), :func:`reweight` rewrites every row with the current
-average; ``PostgresStore.reweight_lexical`` does it on demand (after a bulk load)
+average; ``PostgresStore.refresh_lexical`` (the Store protocol's) does it on demand (after a bulk load)
 (both lock the collection's row first: a write has updated it anyway, so writes and
 reweights queue on it and never see each other's weights half-written).
 

@@ -135,12 +135,12 @@ class PgWrites:
                                          chunks)
         self._bm25_reweight(coll, drift)
 
-    def reweight_lexical(self, collection: str) -> float:
+    def refresh_lexical(self, collection: str) -> None:
         """Rewrite the collection's BM25 weights with its current average chunk length (after
-        a bulk load: scores are then exactly the SQLite store's). Returns that average."""
+        a bulk load: scores are then exactly the SQLite store's)."""
         coll = self._coll(collection)
         with self._conn() as conn:
-            return pg_bm25.reweight(conn, coll.cid, coll.info.config)
+            pg_bm25.reweight(conn, coll.cid, coll.info.config)
 
     def _bm25_reweight(self, coll: _Coll, drifted: bool) -> None:
         """After a committed write: BM25 weights rewritten when the average length moved."""

@@ -370,6 +370,15 @@ class SQLiteStore(SQLiteWrites, SQLiteVectorIndex):
         with self.snapshot(collection) as snap:
             return snap.lexical_search(terms, limit, filters)
 
+    def refresh_lexical(self, collection: str) -> None:
+        with self.snapshot(collection) as snap:
+            cid = snap.cid
+            with self._cache_lock:
+                self._lexical.pop(cid, None)
+            if not self.read_only:
+                segment_path(self.path, cid).unlink(missing_ok=True)
+            snap.lexical_view()  # a full build from the rows, saved when writable
+
     def find_sections(self, collection: str, section_ids: Sequence[str], limit: int,
                       filters: Filters = NO_FILTERS) -> list[Key]:
         with self.snapshot(collection) as snap:

@@ -90,6 +90,19 @@ class SQLiteSnapshot:
         # GIL), so a hybrid search's lexical half can run beside it.
         return [Hit(k[0], k[1], s) for k, s in view.top(query, limit, allowed)]
 
+    @property
+    def cid(self) -> int:
+        return self._cid
+
+    def lexical_view(self) -> LexicalView:
+        """The BM25 index as of this snapshot (built, loaded or synced on first use)."""
+        with self._lock:
+            if self._lexical is None:
+                self._lexical = self.store._lexical_view(
+                    self._cid, self.data_version, self._rows,
+                    {"name": self.info.name, "created_at": self.info.created_at})
+            return self._lexical
+
     def lexical_search(self, terms: Sequence[str], limit: int,
                        filters: Filters = NO_FILTERS) -> list[Hit]:
         hashes = [term_hash(t) for t in query_analyze(terms)]
@@ -97,12 +110,9 @@ class SQLiteSnapshot:
             return []
         k1 = float(self.info.config.get("bm25_k1", DEFAULT_K1))
         b = float(self.info.config.get("bm25_b", DEFAULT_B))
+        view = self.lexical_view()
         with self._lock:
-            if self._lexical is None:
-                self._lexical = self.store._lexical_view(
-                    self._cid, self.data_version, self._rows,
-                    {"name": self.info.name, "created_at": self.info.created_at})
-            view, allowed = self._lexical, self._allowed(filters)
+            allowed = self._allowed(filters)
         return [Hit(k[0], k[1], s) for k, s in view.top(hashes, limit, allowed, k1, b)]
 
     def find_sections(self, section_ids: Sequence[str], limit: int,
