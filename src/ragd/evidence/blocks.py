@@ -1,9 +1,10 @@
 """Context text formats: how assembled evidence is shown to a decoder or a reader.
 
-``plain``: each passage as ``[n] citation`` then its text. ``evidence-blocks`` (the
-legal-in contract's): ``EVIDENCE_START``, then per passage a header such as
-``[1] (IPC, Section 420, 1860)`` or ``[2] (Supreme Court, 2012, XYZ v State)``, its text
-and a ``SOURCE: Bare Act`` line, then ``EVIDENCE_END``.
+``plain``: each passage as ``[n] citation`` then its text. ``evidence-blocks``:
+``EVIDENCE_START``, then per passage a header from its citation fields
+(``[n] (<court>, <year>, <title>)`` when it has a court, else
+``[n] (<act>, Section <section>, <year>)``), its text and a ``SOURCE: <source_type>``
+line, then ``EVIDENCE_END``.
 """
 
 from __future__ import annotations
