@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from ragd.types import Chunk
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
@@ -95,3 +97,14 @@ def make_writable(paths: list[Path]) -> None:
             p.chmod(0o755 if p.is_dir() else 0o644)
     else:
         subprocess.run(["chattr", "-i", *map(str, paths)], check=False, capture_output=True)
+
+
+# A chunk with every field set to something a store could mangle (non-ASCII, nested JSON,
+# an escaped NUL that is not a NUL), and one with none: for the stores' write-path tests.
+FULL_CHUNK = Chunk(doc_id="d-ü", chunk_index=7, text="Export of «items» — 5 %", chunk_id="d-ü#7",
+                   context="Part 744 > § 744.21", tags=("ear", "Ωmega"),
+                   metadata={"n": 1, "nested": {"list": [1, "two", None]}, "q": "it's 😀",
+                             "path": "C:\\u0000 is not a NUL"},
+                   tokens=12, start_offset=3, end_offset=40, section_id="744.21",
+                   parent_id="744", kind="section", page=2)
+BARE_CHUNK = Chunk(doc_id="d-ü", chunk_index=8, text="second")

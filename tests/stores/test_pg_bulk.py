@@ -9,6 +9,7 @@ import pytest
 
 from ragd.errors import StoreError, UsageError
 from ragd.stores import DocumentRecord
+from helpers import BARE_CHUNK as BARE, FULL_CHUNK as FULL
 from ragd.types import Chunk
 
 psycopg = pytest.importorskip("psycopg")
@@ -16,13 +17,6 @@ from ragd.stores.postgres import PostgresStore  # noqa: E402
 from ragd.stores.postgres_sql import WRITE_COLUMNS  # noqa: E402
 
 
-FULL = Chunk(doc_id="d-ü", chunk_index=7, text="Export of «items» — 5 %", chunk_id="d-ü#7",
-             context="Part 744 > § 744.21", tags=("ear", "Ωmega"),
-             metadata={"n": 1, "nested": {"list": [1, "two", None]}, "q": "it's 😀",
-                       "path": "C:\\u0000 is not a NUL"},
-             tokens=12, start_offset=3, end_offset=40, section_id="744.21",
-             parent_id="744", kind="section", page=2)
-BARE = Chunk(doc_id="d-ü", chunk_index=8, text="second")
 
 
 def test_the_server_stores_every_field_as_the_row_by_row_path_does(pg_location):

@@ -9,15 +9,9 @@ import pytest
 from ragd.errors import InvalidDocumentError
 from ragd.stores import DocumentRecord
 from ragd.stores import rows
+from helpers import BARE_CHUNK as BARE, FULL_CHUNK as FULL
 from ragd.types import Chunk
 
-FULL = Chunk(doc_id="d-ü", chunk_index=7, text="Export of «items» — 5 %", chunk_id="d-ü#7",
-             context="Part 744 > § 744.21", tags=("ear", "Ωmega"),
-             metadata={"n": 1, "nested": {"list": [1, "two", None]}, "q": "it's 😀",
-                       "path": "C:\\u0000 is not a NUL"},
-             tokens=12, start_offset=3, end_offset=40, section_id="744.21",
-             parent_id="744", kind="section", page=2)
-BARE = Chunk(doc_id="d-ü", chunk_index=8, text="second")
 
 
 @pytest.mark.parametrize("change, field", [
