@@ -375,6 +375,28 @@ def test_jsonl_good_lines_load_and_each_bad_line_is_reported(tmp_path):
     assert all(f.source.startswith(f"{path}:") for f in failures)
 
 
+def test_jsonl_section_id_is_the_documents_section_and_every_chunk_carries_it(tmp_path):
+    from ragd.chunking.dispatch import chunk_document
+    from ragd.types import ChunkPolicy
+
+    long_text = "\n\n".join(f"Paragraph {i} says something about rule {i}. " * 20 for i in range(6))
+    path = write(tmp_path / "c.jsonl", "\n".join([
+        json.dumps({"id": "s", "section_id": " EAR-744.21 ", "text": long_text}),
+        '{"id": "n", "text": "no section"}',
+        '{"id": "e", "section_id": "  ", "text": "x"}',
+        '{"id": "w", "section_id": 744, "text": "x"}',
+    ]) + "\n")
+    docs, failures = load([path])
+    assert [(d.doc_id, d.section_id) for d in docs] == [("s", "EAR-744.21"), ("n", None)]
+    assert "section_id" not in docs[0].metadata
+    assert {f.source.rsplit(":", 1)[1]: f.reason for f in failures} == {
+        "3": "field 'section_id' must be a non-empty string, got '  '",
+        "4": "field 'section_id' must be a non-empty string, got a number"}
+    chunks = chunk_document(docs[0], ChunkPolicy(target_tokens=64, overlap_tokens=0, max_unit_tokens=80))
+    assert len(chunks) > 1 and {c.section_id for c in chunks} == {"EAR-744.21"}
+    assert {c.section_id for c in chunk_document(docs[1])} == {None}
+
+
 def test_jsonl_id_precedence_and_other_id_keys_go_to_metadata(tmp_path):
     path = write(tmp_path / "c.jsonl", '{"_id": "x", "id": 3, "doc_id": "main", "text": "t"}\n')
     [doc], _ = load([path])

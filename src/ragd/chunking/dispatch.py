@@ -118,7 +118,12 @@ def chunk(text_or_segments: str | Sequence[Segment] | Sequence[Mapping[str, Any]
 def _run(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter | None) -> list[Chunk]:
     fmt = "segments" if doc.segments is not None else doc.format
     spec, policy = resolve_chunker(policy, fmt if fmt in FORMATS else "text")
-    return spec.chunk(doc, policy, _counter(policy, count_tokens))
+    chunks = spec.chunk(doc, policy, _counter(policy, count_tokens))
+    if doc.section_id is None:
+        return chunks
+    # A document that is one section (its loader says which) cites it from every chunk
+    # the chunker did not place in a section of its own.
+    return [c if c.section_id else replace(c, section_id=doc.section_id) for c in chunks]
 
 
 def chunk_document(doc: Document, policy: ChunkPolicy | None = None,

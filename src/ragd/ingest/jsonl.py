@@ -1,8 +1,10 @@
 """JSONL corpora: one document per line, read as a stream (``.jsonl`` or ``.jsonl.gz``).
 
 A record is ``{"doc_id"|"id"|"_id": str|int, "text": str, "title"?: str,
-"tags"?: [str], "metadata"?: {...}, "format"?: "text"|"markdown"}``, which
-covers BEIR corpora (``{_id, title, text, metadata}``). Other top-level keys go
+"tags"?: [str], "metadata"?: {...}, "format"?: "text"|"markdown", "section_id"?: str}``,
+which covers BEIR corpora (``{_id, title, text, metadata}``). ``section_id`` names the
+section the whole record is (``EAR-744.21``): every chunk of it carries it, so a citation
+scheme can cite it and a question naming the section finds it. Other top-level keys go
 into metadata (``metadata``'s own keys win over them). Each bad line is one
 failure ``file:LINE`` and the other lines still load.
 """
@@ -94,13 +96,18 @@ def record_to_document(record: dict[str, Any], source: str) -> Document:
         fmt = "text"
     if fmt not in FORMATS:
         raise _BadLine(f"field 'format' must be 'text' or 'markdown', got {fmt!r}")
+    section_id = record.get("section_id")
+    if section_id is not None and (not isinstance(section_id, str) or not section_id.strip()):
+        raise _BadLine("field 'section_id' must be a non-empty string, got "
+                       + (repr(section_id) if isinstance(section_id, str) else kind_of(section_id)))
     text = normalize_text(record["text"])
     if not text:
         raise _BadLine("empty document: field 'text' is empty", "empty")
-    known = {key, "text", "title", "tags", "metadata", "format"}
+    known = {key, "text", "title", "tags", "metadata", "format", "section_id"}
     extra = {k: v for k, v in record.items() if k not in known}
     return Document(doc_id=doc_id, text=text, title=clean_title(title or ""), source=source,
-                    format=fmt, tags=clean_tags(tags), metadata={**extra, **metadata})
+                    format=fmt, tags=clean_tags(tags), metadata={**extra, **metadata},
+                    section_id=section_id.strip() if section_id else None)
 
 
 def first_line(path: str, limit: int = DEFAULT_MAX_DOCUMENT_BYTES) -> bytes:
