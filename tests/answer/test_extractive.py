@@ -104,9 +104,16 @@ def test_pdf_options_definitions_follow_fragments_context_and_bullets():
                    ["electron", "signatur"])
     assert not defines("Electronic signatures shall be linked to records.",
                        ["electron", "signatur"])
+    assert defines("For purposes of this document, the term OOS results includes all test "
+                   "results that fall outside the specifications.", analyze("OOS"))
+    assert defines("For the purposes of this Act, 'court' shall mean a civil court.", ["court"])
+    assert not defines("For purposes of this document, records must be kept for 5 years.",
+                       analyze("OOS"))
+    assert not defines("Records of this kind must be kept.", analyze("records"))  # not "th-is"
     e = Evidence(key="E1", doc_id="p.pdf", chunk_id="c1", chunk_index=0, score=0.7,
                  relevance=0.7, section_id=None, citation="p.pdf, p3",
-                 text=("continued from the page before. (6) Electronic record means any data. "
+                 text=("continued from the page before. 20, 1997, as amended at 69 FR 71655. "
+                       "(6) Electronic record means any data. "
                        "(7) Electronic signature means a legally binding mark. It is unique to one person. "
                        "Agencies accept it • if certified by the agency • when recorded in the file"),
                  title="21 CFR Part 11", context="21 CFR Part 11 > § 11.3 Definitions")
@@ -120,7 +127,7 @@ def test_pdf_options_definitions_follow_fragments_context_and_bullets():
     texts = [p.text for p in picks]
     assert "(7) Electronic signature means a legally binding mark." in texts
     assert "It is unique to one person." in texts            # follows the definition
-    assert not any(t.startswith("continued") for t in texts)  # a fragment is never picked
+    assert not any(t.startswith(("continued", "20,")) for t in texts)  # nor a fragment
     assert all(t in e.text for t in texts)
     every = synthesize(terms, weight, [f], max_sentences=6, min_coverage=0.0, relative=0.0,
                        context_terms=True)

@@ -88,10 +88,15 @@ def _spans(quote: str) -> list[tuple[int, int]]:
     return out
 
 
+_CONTINUES = re.compile(r"^\s*(?:[,;:)\]]|\d[\d.]*\s*,\s)")
+
+
 def _fragment(sentence: str) -> bool:
-    """The tail of a sentence cut by a passage boundary: it starts in lower case."""
+    """The tail of a sentence cut by a passage boundary: it starts in lower case, with
+    punctuation that closes or continues a clause, or with a number followed by a comma
+    ("20, 1997, as amended at ..." — the rest of a date or a list)."""
     first = sentence.lstrip()[:1]
-    return first.isalpha() and first.islower()
+    return (first.isalpha() and first.islower()) or bool(_CONTINUES.match(sentence))
 
 
 _DEFINE_Q = re.compile(
@@ -101,8 +106,12 @@ _DEFINE_Q = re.compile(
     r"(?P<rest>.*)$", re.I)
 _QUALIFIER = re.compile(r"\s+(?:under|according\s+to|in|per|as\s+defined\s+(?:in|by)|by|"
                         r"within|for\s+the\s+purposes?\s+of)\s+.*$", re.I)
-_DEFINES = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?(?P<head>.{0,120}?)\s*(?:\([^)]{1,20}\)\s*)?"
-                      r"(?:means|is\s+defined\s+as|refers\s+to|is|are|:|–|—|-)\s", re.I)
+_DEFINES = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?"
+                      r"(?:for\s+(?:the\s+)?purposes?\s+of\s+[^,]{1,80},\s*)?"
+                      r"(?:the\s+(?:terms?|expressions?|words?)\s+)?"
+                      r"(?P<head>.{0,120}?)\s*(?:\([^)]{1,20}\)\s*)?"
+                      r"(?:(?<![^\W\d_])(?:means|shall\s+mean|is\s+defined\s+as|refers\s+to|"
+                      r"includes|include|is|are)|:|–|—|-)\s", re.I)
 
 
 def definition_subject(question: str) -> list[str]:
@@ -120,7 +129,8 @@ def definition_subject(question: str) -> list[str]:
 
 def defines(sentence: str, subject: Sequence[str]) -> bool:
     """Whether a sentence reads as a definition of ``subject`` ("Electronic signature means
-    ...", "(7) Electronic signature means ...", "Design space: The multidimensional ...")."""
+    ...", "(7) Electronic signature means ...", "Design space: The multidimensional ...",
+    "For purposes of this document, the term OOS results includes ...")."""
     if not subject:
         return False
     m = _DEFINES.match(sentence)
