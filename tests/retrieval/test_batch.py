@@ -144,3 +144,9 @@ def test_an_invalid_query_fails_before_any_search(location, minilm):
 
 def test_exported_at_the_top_level():
     assert ragd.retrieve_many is retrieve_many and "retrieve_many" in ragd.__all__
+
+
+def test_minilm_query_batches_are_its_single_query_vectors(minilm):
+    texts = [q.strip() for q in QUERIES] + ["a much longer query " * 30]
+    batched = minilm.embed_queries(texts)
+    assert np.array_equal(batched, np.stack([minilm.embed_query(t) for t in texts]))
