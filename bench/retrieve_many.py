@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import SCIFACT, load_average, make_console, write_results  # noqa: E402
+from _common import (SCIFACT, load_average, machine_info, make_console,  # noqa: E402
+                     write_results)
 
 from ragd import Plan, retrieve, retrieve_many  # noqa: E402
 from ragd.collection import open_collection  # noqa: E402
@@ -40,6 +41,7 @@ def main() -> int:
     ap.add_argument("--store", required=True, help="the cached SciFact evaluation store")
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
+    machine = machine_info()  # load average at the start, with the rest
     queries = [t for t in (query_text(q) for q in load_beir(SCIFACT).queries.values()) if t]
     probe = open_collection(args.store, CACHE_COLLECTION)
     plans = {"default (profile plan)": probe.plan, "vector, pool 50": Plan(mode="vector"),
@@ -53,6 +55,7 @@ def main() -> int:
         retrieve_many(queries[:16], plan, warm)  # model session, vector matrix, pages
         warm.close()
         times: dict[str, list[float]] = {"loop": [], "many": []}
+        loads: list[float] = []
         identical = True
         for r in range(args.rounds):
             order = ("loop", "many") if r % 2 == 0 else ("many", "loop")
@@ -60,6 +63,7 @@ def main() -> int:
             for how in order:
                 coll = open_collection(args.store, CACHE_COLLECTION)
                 load = os.getloadavg()[0]
+                loads.append(round(load, 2))
                 started = time.perf_counter()
                 if how == "loop":
                     got[how] = [retrieve(q, plan, coll) for q in queries]
@@ -76,7 +80,7 @@ def main() -> int:
         rows.append({"plan": label, "mode": plan.mode, "queries": len(queries),
                      "loop_ms_per_query": round(loop, 2), "many_ms_per_query": round(many, 2),
                      "speedup": round(loop / many, 2), "identical": identical,
-                     "rounds": args.rounds})
+                     "rounds": args.rounds, "load_average_1min_per_run": loads})
     from rich.table import Table
 
     table = Table(title=f"retrieve_many vs a retrieve loop, SciFact test ({len(queries)} "
@@ -88,7 +92,8 @@ def main() -> int:
                       f"{row['many_ms_per_query']:.2f}", f"{row['speedup']:.2f}x",
                       str(row["identical"]))
     console.print(table)
-    path = write_results("retrieve_many", {"store_chunks": n_chunks, "rows": rows})
+    path = write_results("retrieve_many", {"store_chunks": n_chunks, "rows": rows,
+                                           "machine": machine})
     console.print(f"wrote {path}")
     return 0 if all(r["identical"] for r in rows) else 1
 
