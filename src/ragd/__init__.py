@@ -24,7 +24,7 @@ from .errors import (ConfigError, DocumentTooLargeError, EmbedderError, Embeddin
 from .ingest.index import index
 from .ingest.pipeline import IngestReport, ingest
 from .profiles import Profile, load_profile
-from .retrieval import compress, fuse, rerank, retrieve
+from .retrieval import compress, fuse, rerank, retrieve, retrieve_many
 from .stores import Store, open_store
 from .types import Candidate, Chunk, ChunkPolicy, Document, Filters, Plan, Segment
 
@@ -37,5 +37,5 @@ __all__ = [
     "RetrievalTimeoutError", "Segment", "Store", "StoreError", "UnknownCollectionError",
     "UsageError", "VectorDBUnavailableError", "VectorDBWriteError", "answer", "chunk", "compress", "fuse",
     "index", "ingest", "load_profile", "make_embedder", "open_collection", "open_store", "rerank",
-    "retrieve", "__version__",
+    "retrieve", "retrieve_many", "__version__",
 ]

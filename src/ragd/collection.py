@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -38,8 +38,10 @@ class Collection:
     _queries_lock: threading.Lock = field(default_factory=threading.Lock, init=False,
                                           repr=False, compare=False)
 
-    QUERY_MEMO = 16
-    """Query vectors remembered (the last ones embedded, by text and embedder)."""
+    QUERY_MEMO = 64
+    """Query vectors remembered (the last ones embedded, by text and embedder); also the
+    group ``retrieve_many`` embeds at once (larger groups pad less: texts of a length batch
+    together)."""
 
     def embed_query(self, text: str) -> np.ndarray:
         """The embedder's vector for a query (read-only), remembered for the last few
@@ -60,6 +62,36 @@ class Collection:
             while len(self._queries) > self.QUERY_MEMO:
                 self._queries.popitem(last=False)
         return vector
+
+    def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """:meth:`embed_query` of each text, the ones not remembered embedded together.
+
+        One batched call when the embedder offers ``embed_queries`` (its vectors are then
+        the ones ``embed_query`` gives, bit for bit), else one call per text. The last
+        ``QUERY_MEMO`` of them are remembered, as ``embed_query`` would."""
+        embedder = self.embedder
+        out: dict[str, np.ndarray] = {}
+        with self._queries_lock:
+            for text in texts:
+                hit = self._queries.get((id(embedder), text))
+                if hit is not None and hit[0] is embedder:
+                    self._queries.move_to_end((id(embedder), text))
+                    out[text] = hit[1]
+        missing = list(dict.fromkeys(t for t in texts if t not in out))
+        batch = getattr(embedder, "embed_queries", None)
+        if missing:
+            vectors = (batch(missing) if batch is not None
+                       else [embedder.embed_query(t) for t in missing])
+            with self._queries_lock:
+                for text, vector in zip(missing, vectors):
+                    vector = np.array(vector, copy=True)
+                    vector.flags.writeable = False
+                    out[text] = vector
+                    self._queries[(id(embedder), text)] = (embedder, vector)
+                    self._queries.move_to_end((id(embedder), text))
+                while len(self._queries) > self.QUERY_MEMO:
+                    self._queries.popitem(last=False)
+        return [out[t] for t in texts]
 
     @property
     def plan(self) -> Plan:

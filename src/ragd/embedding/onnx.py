@@ -126,6 +126,11 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self._run([unpadded_tokenizer().encode(text)])[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """:meth:`embed_query` of each text, batched as documents are: this model reads a
+        query as it reads a passage, and a vector does not depend on its batch."""
+        return self.embed_documents(texts)
+
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         return count_tokens(texts)
 
