@@ -40,3 +40,59 @@ def test_a_read_only_store_serves_searches_and_refuses_writes(read_only_store):
     store.cache_put("c", "k", "v", 0.0)  # the query cache goes without, silently
     assert store.get_document("c", "d") is not None
     store.close()
+
+
+# -- PostgreSQL: a server or session that refuses writes (a read replica) ----------------------
+
+def _read_only_url(url: str) -> str:
+    """The same store through sessions whose transactions are read-only by default: what a
+    hot-standby replica imposes (a standby also reports pg_is_in_recovery())."""
+    from helpers import with_store_options
+
+    return with_store_options(url, options="-c default_transaction_read_only=on")
+
+
+def test_a_postgres_replica_serves_searches_and_refuses_writes(pg_location):
+    writer = open_store(pg_location)
+    writer.create_collection("c", "m", 2, {})
+    chunk = Chunk(doc_id="d", chunk_index=0, text="apple pie", chunk_id="x", tokens=2)
+    writer.upsert_document("c", DocumentRecord("d", "h"), [chunk],
+                           np.array([[1, 0]], np.float32))
+    replica = open_store(_read_only_url(pg_location))
+    try:
+        assert "read-only" in replica.read_only
+        assert replica.server.schema_version == writer.server.schema_version
+        assert [h.key for h in replica.lexical_search("c", ["apple"], 5)] == [("d", 0)]
+        assert [h.key for h in replica.vector_search("c", np.array([1, 0], np.float32), 5)] == [
+            ("d", 0)]
+        assert replica.data_version("c") == writer.data_version("c")
+        with pytest.raises(ReadOnlyStoreError, match="read-only.*cannot write"):
+            replica.delete_document("c", "d")
+        with pytest.raises(ReadOnlyStoreError):
+            replica.create_collection("other", "m", 2, {})
+        replica.cache_put("c", "k", "v", 0.0)  # the query cache goes without, silently
+        assert replica.cache_get("c", "k", 60.0, 0.0) is None
+        # nothing stored was touched; the writer still writes
+        assert writer.delete_document("c", "d") is True
+    finally:
+        replica.close()
+        writer.close()
+
+
+def test_a_replica_never_migrates_and_names_what_to_do(pg_location):
+    from ragd.errors import StoreError
+    from ragd.stores.postgres import SCHEMA_VERSION
+
+    with pytest.raises(StoreError, match="holds no ragd store.*ragd store init"):
+        open_store(_read_only_url(pg_location))  # an empty schema is not created
+    open_store(pg_location).close()                # the primary migrates it
+    import psycopg
+
+    from ragd.stores.postgres_sql import parse_store_url
+
+    conninfo, options, _ = parse_store_url(pg_location)
+    with psycopg.connect(conninfo, autocommit=True) as conn:  # the primary is behind
+        conn.execute(f'DELETE FROM "{options.schema}".schema_version WHERE version = %s',
+                     (SCHEMA_VERSION,))
+    with pytest.raises(StoreError, match=f"version {SCHEMA_VERSION - 1}.*migrate it on the primary"):
+        open_store(_read_only_url(pg_location))

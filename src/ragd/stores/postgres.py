@@ -8,7 +8,9 @@ ConnectionPool and pgvector-python (``register_vector``: numpy arrays travel as 
 
 Schema (in the PostgreSQL schema ``ragd``, or ``?schema=NAME``; versioned migrations
 in ``pg_migrations/*.sql`` recorded in ``schema_version``, applied on open under an
-advisory lock, idempotent and safe to race): ``collections`` (fixed embed_model and
+advisory lock, idempotent and safe to race; on a server that refuses writes — a read
+replica — the store opens without migrating, at this ragd's schema version only, and
+refuses writes with ReadOnlyStoreError): ``collections`` (fixed embed_model and
 embed_dims, config jsonb, data_version), ``documents``, and **one chunk table per
 collection**, ``chunks_<collection id>``. A collection fixes its dimension forever, so
 its table has a typed ``embedding vector(dims)`` column and a plain HNSW index
@@ -87,13 +89,14 @@ from ..errors import (EmbedModelMismatchError, StoreError, UnknownCollectionErro
                       VectorDBUnavailableError)
 from ..types import Chunk, Filters
 from . import pg_bm25, postgres_sql as Q
-from .base import CollectionInfo, DocumentRecord, Hit, Key, StoredChunk
+from .base import CollectionInfo, DocumentRecord, Hit, Key, ReadOnlyStoreError, StoredChunk
 from .rows import holds_nul
 from .pg_tsvector import TsVector, TsVectorDumper
 from .postgres_read import BEGIN_READ, COLUMNS, NO_FILTERS, PgSnapshot, chunk_from_row
 from .postgres_write import PgWrites
-from .postgres_sql import (SCHEMA_VERSION, PgOptions, ServerInfo, message as _message,
-                           migrate, parse_store_url, version_tuple as _version_tuple)
+from .postgres_sql import (SCHEMA_VERSION, PgOptions, ServerInfo, inspect, message as _message,
+                           migrate, parse_store_url, read_only_reason,
+                           version_tuple as _version_tuple)
 
 log = logging.getLogger("ragd.store")
 
@@ -135,7 +138,10 @@ class PostgresStore(PgWrites):
         self.options = replace(opts, **options) if options else opts
         try:
             with psycopg.connect(conninfo, autocommit=True) as conn:
-                self.server = migrate(conn, self.options.schema)
+                # why the store is read-only (a read replica); empty when it is writable
+                self.read_only = read_only_reason(conn)
+                self.server = (inspect(conn, self.options.schema) if self.read_only
+                               else migrate(conn, self.options.schema))
         except psycopg.OperationalError as exc:
             log.error("cannot open store %s: %s", self.url, _message(exc))
             raise VectorDBUnavailableError(f"cannot open store {self.url}: {_message(exc)}") \
@@ -146,7 +152,6 @@ class PostgresStore(PgWrites):
         self._lock = threading.Lock()
         self._colls: dict[str, _Coll] = {}
         self._closed = False
-        self.read_only = ""
         self._miss_version = threading.local()
         self._pool = ConnectionPool(
             conninfo, min_size=self.options.pool_min,
@@ -179,6 +184,10 @@ class PostgresStore(PgWrites):
                 self._colls.clear()
             raise StoreError(f"store {self.url}: {_message(exc)} (was the collection dropped "
                              "by another process?)") from exc
+        except psycopg.errors.ReadOnlySqlTransaction as exc:
+            why = self.read_only or _message(exc)
+            raise ReadOnlyStoreError(f"store {self.url} is read-only ({why}): cannot write to "
+                                     "it; searches still work") from exc
         except (psycopg.OperationalError, PoolTimeout) as exc:
             log.error("store %s unavailable: %s", self.url, _message(exc))
             raise VectorDBUnavailableError(f"store {self.url} is unavailable: "
@@ -335,6 +344,8 @@ class PostgresStore(PgWrites):
         return row[1]
 
     def cache_put(self, collection: str, key: str, value: str, now: float) -> None:
+        if self.read_only:
+            return  # a cache is an optimisation: a read replica goes without
         cid = self._coll(collection).cid
         seen = getattr(self._miss_version, "value", None)
         self._miss_version.value = None

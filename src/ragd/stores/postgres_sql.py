@@ -256,6 +256,43 @@ class ServerInfo:
     search_path: str
 
 
+def read_only_reason(conn: psycopg.Connection) -> str:
+    """Why this session cannot write ("" when it can): a server in recovery (a hot-standby
+    read replica), or a session whose transactions are read-only by default."""
+    standby, read_only = conn.execute(
+        "SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only') = 'on'"
+    ).fetchone()
+    if standby:
+        return "the server is a read replica (in recovery)"
+    return "the session's transactions are read-only (default_transaction_read_only)" \
+        if read_only else ""
+
+
+def inspect(conn: psycopg.Connection, schema: str) -> ServerInfo:
+    """What :func:`migrate` would report, read without writing: for a server that refuses
+    writes. The schema must already be at this ragd's version (migrate the primary first)."""
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    if row is None:
+        raise StoreError("the pgvector extension is not installed in this database, and a "
+                         "read-only server cannot create it")
+    found = conn.execute("SELECT to_regclass(%s)",
+                         (sql.Identifier(schema, "schema_version").as_string(conn),)).fetchone()[0]
+    if found is None:
+        raise StoreError(f"schema {schema!r} holds no ragd store, and a read-only server cannot "
+                         "create one: run `ragd store init` against the primary")
+    current = conn.execute(sql.SQL("SELECT coalesce(max(version), 0) FROM {}").format(
+        sql.Identifier(schema, "schema_version"))).fetchone()[0]
+    if current != SCHEMA_VERSION:
+        hint = ("upgrade ragd" if current > SCHEMA_VERSION else
+                "migrate it on the primary (`ragd store init`), then search the replica")
+        raise StoreError(f"schema {schema!r} is at version {current}; this ragd reads version "
+                         f"{SCHEMA_VERSION} and a read-only server cannot migrate it: {hint}")
+    base_path = conn.execute("SELECT current_setting('search_path')").fetchone()[0]
+    search_path = f'"{schema}", {base_path}' if base_path.strip() else f'"{schema}"'
+    server = conn.execute("SELECT current_setting('server_version')").fetchone()[0]
+    return ServerInfo(current, server, row[0], search_path)
+
+
 def migrate(conn: psycopg.Connection, schema: str) -> ServerInfo:
     """Bring ``schema`` to the latest version (idempotent; concurrent callers serialise on
     an advisory lock). Creates the ``vector`` extension when it is missing."""
