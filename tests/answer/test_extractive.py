@@ -155,3 +155,31 @@ def test_a_passages_first_line_restating_its_heading_is_never_an_answer():
     texts = [p.text for p in synthesize(terms, weight, [Fact(e.key, later.text, later, 0.7)],
                                         max_sentences=6, min_coverage=0.0, relative=0.0)]
     assert heading in texts
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(_TEXT, min_size=1, max_size=6),
+       question=st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join),
+       min_cov=st.floats(0, 1), relative=st.floats(0, 1))
+def test_property_a_candidate_sentence_always_leaves_an_answer(texts, question, min_cov,
+                                                               relative):
+    """When some sentence reaches the coverage bar, the relative bars never reject them all."""
+    facts = [fact(i, t, 0.1 + 0.1 * i) for i, t in enumerate(texts)]
+    terms = question_terms(question)
+    weight = weights(terms, [set(analyze(t)) for t in texts])
+    everything = synthesize(terms, weight, facts, max_sentences=50, min_coverage=min_cov,
+                            relative=0.0)
+    picks = synthesize(terms, weight, facts, max_sentences=6, min_coverage=min_cov,
+                       relative=relative)
+    assert bool(picks) == bool(everything)
+
+
+def test_a_strong_sentence_is_kept_when_a_wider_passage_holds_only_weak_ones():
+    # E1 answers with one sentence (3 of 5 terms); E2 holds every term, one per sentence
+    facts = [fact(1, "Alpha beta gamma rules apply here."),
+             fact(2, "Delta holds here today. Epsilon holds here today. Alpha holds here "
+                     "today. Beta holds here today. Gamma holds here today.")]
+    terms = question_terms("alpha beta gamma delta epsilon")
+    weight = {t: 1.0 for t in terms}
+    picks = synthesize(terms, weight, facts, max_sentences=6, min_coverage=0.2, relative=0.75)
+    assert [p.text for p in picks] == ["Alpha beta gamma rules apply here."]

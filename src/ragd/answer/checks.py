@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from ..analysis import analyze
-from .terms import missing_terms
+from .terms import held, missing_terms
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9]|[A-Za-z]")
 _NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirty "
@@ -102,9 +102,9 @@ def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[
     n = max(1, len(pool))
     out = []
     for unit in salient_units(question):
-        if all(t in have for t in unit):
+        if all(held(t, have) for t in unit):
             continue
-        if all(sum(t in p for p in pool) / n >= common for t in unit):
+        if all(sum(held(t, p) for p in pool) / n >= common for t in unit):
             continue
         out.append(" ".join(unit))
     return out

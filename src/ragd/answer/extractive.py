@@ -233,9 +233,11 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     if not picks:
         return []
     best = max(p.score for p in picks)
-    best_passage = max(passage[p.fact.key] for p in picks)
-    strong = [p for p in picks if p.score >= relative * best
-              and passage[p.fact.key] >= relative * best_passage]
+    strong = [p for p in picks if p.score >= relative * best]
+    # the passage bar is set by the passages of those strong sentences: measured over every
+    # pick, a passage holding only weak sentences could bar all of them, leaving no answer
+    best_passage = max(passage[p.fact.key] for p in strong)
+    strong = [p for p in strong if passage[p.fact.key] >= relative * best_passage]
     strong.sort(key=lambda p: (-p.score, p.fact.key, p.position))
     at = {(f.key, position): (f, text, position, cov)
           for f, text, position, cov, _ in rows} if follow else {}

@@ -80,8 +80,31 @@ def _distance(a: str, b: str, limit: int) -> int:
 
 def missing_terms(terms: Sequence[str], vocabulary: set[str]) -> list[str]:
     """Question terms that occur nowhere in ``vocabulary`` (the retrieved pool's terms)
-    and are no typo of a term that does."""
-    return [t for t in terms if t not in vocabulary and not _near(t, vocabulary)]
+    and are no typo of a term that does, nor a code written without the separators the
+    documents use (:func:`held`)."""
+    return [t for t in terms if not held(t, vocabulary) and not _near(t, vocabulary)]
+
+
+_RUNS = re.compile(r"[a-z]+|[0-9]+")
+
+
+def held(term: str, vocabulary: set[str]) -> bool:
+    """Whether ``vocabulary`` holds ``term``, or holds a code written without its separators
+    as consecutive pieces cut where letters meet digits ("q8r2" for "Q8(R2)", indexed as
+    ``q8``, ``r2``; "iso14644" for "ISO 14644")."""
+    if term in vocabulary:
+        return True
+    runs = _RUNS.findall(term)
+    if len(runs) < 2 or "".join(runs) != term:
+        return False
+    reach = {0}                   # run indexes where a split into known pieces can start
+    for start in range(len(runs)):
+        if start not in reach:
+            continue
+        for end in range(start + 1, len(runs) + 1):
+            if (start, end) != (0, len(runs)) and "".join(runs[start:end]) in vocabulary:
+                reach.add(end)
+    return len(runs) in reach
 
 
 def is_code(term: str) -> bool:
