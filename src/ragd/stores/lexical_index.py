@@ -18,10 +18,15 @@ import numpy as np
 
 from ..analysis import unpack_terms
 from .array_file import ChainedKeys
+from .lexical_prune import TermPostings, pruned_top
 from .topk import top_rows
 
 DEFAULT_K1 = 1.2
 DEFAULT_B = 0.75
+PRUNE_FROM = 16_384
+"""Query postings from which scoring skips what cannot reach the top (below, the plain sum
+of every posting is as fast: pruning has a fixed cost per term)."""
+_BOUND_CHUNK = 1 << 22  # postings per step when computing bounds (caps the temporaries)
 
 
 @dataclass
@@ -36,7 +41,15 @@ class LexicalDelta:
 
 
 class _Postings:
-    """CSR postings of a run of rows: sorted term hashes, row indices and counts per term."""
+    """CSR postings of a run of rows: sorted term hashes, row indices and counts per term,
+    and per term an upper bound of its BM25 tf part ``tf / (tf + norm)`` (for pruning).
+
+    ``bounds`` holds, for one (k1, b) and the average length ``avgdl`` it was computed at,
+    the largest tf part of each term's postings. A tf part at another average length
+    ``a`` is at most ``(a / avgdl)`` times the one at ``avgdl`` when ``a > avgdl`` and no
+    more than it otherwise (the length term of the denominator scales by ``avgdl / a``), so
+    the bounds hold after writes change the average, without a recomputation.
+    """
 
     def __init__(self, blobs: list[bytes], offset: int = 0) -> None:
         parts = [unpack_terms(b) for b in blobs]
@@ -55,29 +68,57 @@ class _Postings:
         self.indptr = np.append(starts, len(grouped)).astype(np.int64)
         self.rows = local[order] + offset
         self.tf = counts[order].astype(np.float64)
+        self.offset = offset
+        self._lazy: dict[tuple[float, float, float], dict[int, float]] = {}
+        self.bounds = tf_bounds(self, DEFAULT_K1, DEFAULT_B)
 
     @classmethod
     def from_arrays(cls, terms: np.ndarray, indptr: np.ndarray, rows: np.ndarray,
-                    tf: np.ndarray, lengths: np.ndarray) -> "_Postings":
-        """Postings from arrays saved by :meth:`arrays` (memory-mapped ones will do)."""
+                    tf: np.ndarray, lengths: np.ndarray,
+                    bounds: tuple[float, float, float, np.ndarray] | None = None
+                    ) -> "_Postings":
+        """Postings from arrays saved by :meth:`arrays` (memory-mapped ones will do), with
+        their saved bounds ``(k1, b, avgdl, per term)``."""
         self = cls.__new__(cls)
         self.terms, self.indptr, self.rows, self.tf, self.lengths = (terms, indptr, rows, tf,
                                                                      lengths)
+        self.offset, self._lazy, self.bounds = 0, {}, bounds
         return self
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The postings as compact arrays (rows int32, counts uint16: exactly the same
-        values, half the bytes or less)."""
+        values, half the bytes or less) and the bounds per term."""
+        bounds = self.bounds[3] if self.bounds else np.zeros(len(self.terms))
         return {"terms": self.terms, "indptr": self.indptr,
                 "rows": self.rows.astype(np.int32), "tf": self.tf.astype(np.uint16),
-                "lengths": self.lengths}
+                "lengths": self.lengths, "tf_bound": bounds}
 
-    def get(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+    def find(self, term: int) -> int:
+        """The index of ``term`` in :attr:`terms`, or -1."""
         i = int(np.searchsorted(self.terms, term))
-        if i == len(self.terms) or self.terms[i] != term:
+        return i if i < len(self.terms) and self.terms[i] == term else -1
+
+    def at(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Rows and counts of the term at index ``i`` (-1: none)."""
+        if i < 0:
             return self.rows[:0], self.tf[:0]
         lo, hi = self.indptr[i], self.indptr[i + 1]
         return self.rows[lo:hi], self.tf[lo:hi]
+
+    def get(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.at(self.find(term))
+
+    def bound(self, i: int, k1: float, b: float, avgdl: float, norm: np.ndarray) -> float:
+        """An upper bound of ``tf / (tf + norm[row])`` over the postings of term ``i`` at
+        average length ``avgdl`` (``norm``: the view's length norms for it)."""
+        if self.bounds is not None and self.bounds[:2] == (k1, b):
+            return float(self.bounds[3][i]) * max(1.0, avgdl / self.bounds[2])
+        cache = self._lazy.setdefault((k1, b, avgdl), {})
+        found = cache.get(i)
+        if found is None:
+            rows, tf = self.at(i)
+            found = cache[i] = float(np.max(tf / (tf + norm[rows])))
+        return found
 
 
 @dataclass
@@ -96,29 +137,72 @@ class LexicalView:
 
     def norms(self, k1: float, b: float) -> tuple[int, np.ndarray]:
         """Live row count and each row's BM25 length norm (computed once per k1, b)."""
+        n_live, norm, _ = self._stats(k1, b)
+        return n_live, norm
+
+    def _stats(self, k1: float, b: float) -> tuple[int, np.ndarray, float]:
         found = self._norms.get((k1, b))
         if found is None:
             n_live = int(self.alive.sum())
             avgdl = (float(self.lengths[self.alive].sum()) / n_live if n_live else 0.0) or 1.0
-            found = self._norms[(k1, b)] = (n_live, k1 * (1.0 - b + b * self.lengths / avgdl))
+            found = self._norms[(k1, b)] = (n_live, k1 * (1.0 - b + b * self.lengths / avgdl),
+                                            avgdl)
         return found
 
     def top(self, terms: list[int], limit: int, allowed: np.ndarray | None = None,
-            k1: float = DEFAULT_K1, b: float = DEFAULT_B
+            k1: float = DEFAULT_K1, b: float = DEFAULT_B, prune: bool | None = None
             ) -> list[tuple[tuple[str, int], float]]:
-        """Best ``limit`` live rows by BM25 for the query's term hashes (each counted once)."""
+        """Best ``limit`` live rows by BM25 for the query's term hashes (each counted once).
+
+        Large queries skip postings that cannot reach the top (:mod:`.lexical_prune`);
+        ``prune`` forces it on or off (the result is the same, to the bit)."""
         if not terms or limit <= 0:
             return []
-        n_live, norm = self.norms(k1, b)
+        n_live, norm, avgdl = self._stats(k1, b)
         if n_live == 0:
             return []
         all_alive = n_live == len(self.alive)
+        found = []
+        total = 0
+        for term in dict.fromkeys(terms):
+            i, j = self.main.find(term), self.delta.find(term)
+            parts = tuple(p for p in (self.main.at(i), self.delta.at(j)) if len(p[0]))
+            total += sum(len(p[0]) for p in parts)
+            if parts:
+                found.append((i, j, parts))
+        if not found:
+            return []
+        mask = self.alive if not all_alive else None
+        if allowed is not None:
+            mask = np.isin(self.rowids, allowed) & (self.alive if mask is None else mask)
+        if prune is None:
+            prune = total >= PRUNE_FROM
+        if not prune:
+            return self._top_all(found, limit, n_live, norm, all_alive, mask, k1)
+        query = []
+        for i, j, parts in found:
+            df = (sum(len(r) for r, _ in parts) if all_alive
+                  else sum(int(np.count_nonzero(self.alive[r])) for r, _ in parts))
+            if df == 0:
+                continue
+            weight = np.log(1.0 + (n_live - df + 0.5) / (df + 0.5)) * (k1 + 1.0)
+            tf_part = max(seg.bound(x, k1, b, avgdl, norm)
+                          for seg, x in ((self.main, i), (self.delta, j)) if x >= 0)
+            query.append(TermPostings(parts, weight, weight * tf_part * (1.0 + 1e-12)))
+        rows, scores = pruned_top(query, norm, len(self.keys), mask, limit)
+        dense = np.zeros(len(self.keys))
+        dense[rows] = scores
+        return top_rows(dense, rows, self.keys, limit)
+
+    def _top_all(self, found: list, limit: int, n_live: int, norm: np.ndarray,
+                 all_alive: bool, mask: np.ndarray | None, k1: float
+                 ) -> list[tuple[tuple[str, int], float]]:
+        """Every posting of every query term summed (the reference the pruning must equal)."""
         hit_rows: list[np.ndarray] = []
         hit_weights: list[np.ndarray] = []
-        for term in dict.fromkeys(terms):
-            (rows, tf), (d_rows, d_tf) = self.main.get(term), self.delta.get(term)
-            if len(d_rows):
-                rows, tf = np.concatenate([rows, d_rows]), np.concatenate([tf, d_tf])
+        for _, _, parts in found:
+            rows, tf = parts[0] if len(parts) == 1 else (
+                np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
             if not all_alive:
                 live = self.alive[rows]
                 rows, tf = rows[live], tf[live]
@@ -135,8 +219,8 @@ class LexicalView:
         scores = np.bincount(np.concatenate(hit_rows), weights=np.concatenate(hit_weights),
                              minlength=len(self.keys))
         candidate = scores > 0
-        if allowed is not None:
-            candidate &= np.isin(self.rowids, allowed)
+        if mask is not None:
+            candidate &= mask
         return top_rows(scores, np.flatnonzero(candidate), self.keys, limit)
 
 
@@ -242,3 +326,26 @@ class LexicalIndex:
             ) -> list[tuple[tuple[str, int], float]]:
         """:meth:`LexicalView.top` on the current view."""
         return self._view.top(terms, limit, allowed, k1, b)
+
+
+def tf_bounds(postings: _Postings, k1: float, b: float
+              ) -> tuple[float, float, float, np.ndarray] | None:
+    """``(k1, b, avgdl, largest tf part per term)`` of a segment at its own average length
+    (None when it has no rows), in steps of a few million postings."""
+    n = len(postings.lengths)
+    if n == 0:
+        return None
+    avgdl = float(postings.lengths.sum()) / n or 1.0
+    norm = k1 * (1.0 - b + b * postings.lengths / avgdl)
+    indptr = postings.indptr
+    out = np.zeros(len(postings.terms))
+    t = 0
+    while t < len(out):
+        stop = max(t + 1, int(np.searchsorted(indptr, indptr[t] + _BOUND_CHUNK, side="right")) - 1)
+        stop = min(stop, len(out))
+        lo, hi = int(indptr[t]), int(indptr[stop])
+        tf = postings.tf[lo:hi].astype(np.float64)
+        part = tf / (tf + norm[postings.rows[lo:hi] - postings.offset])
+        out[t:stop] = np.maximum.reduceat(part, indptr[t:stop] - lo)
+        t = stop
+    return k1, b, avgdl, out
