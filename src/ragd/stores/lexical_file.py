@@ -18,6 +18,7 @@ top. A file of another format is never read: it is rebuilt (and saved again).
 from __future__ import annotations
 
 import logging
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -31,7 +32,9 @@ FORMAT = 2
 Rows = Callable[[str, tuple], list[tuple]]
 
 
+@lru_cache(maxsize=256)
 def segment_path(store_path: Path, cid: int) -> Path:
+    """The file beside the store (asked for at every search: remembered)."""
     return Path(f"{store_path}-c{cid}.lexical")
 
 

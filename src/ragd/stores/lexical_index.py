@@ -108,6 +108,15 @@ class _Postings:
     def get(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         return self.at(self.find(term))
 
+    def spans(self, hashes: np.ndarray) -> tuple[list[int], list[int], list[int]]:
+        """Per term hash: its index (-1: absent) and the start and end of its postings."""
+        if not len(self.terms):
+            return [-1] * len(hashes), [0] * len(hashes), [0] * len(hashes)
+        i = np.minimum(np.searchsorted(self.terms, hashes), len(self.terms) - 1)
+        held = self.terms[i] == hashes
+        return (np.where(held, i, -1).tolist(), self.indptr[i].tolist(),
+                self.indptr[i + 1].tolist())
+
     def bound(self, i: int, k1: float, b: float, avgdl: float, norm: np.ndarray) -> float:
         """An upper bound of ``tf / (tf + norm[row])`` over the postings of term ``i`` at
         average length ``avgdl`` (``norm``: the view's length norms for it)."""
@@ -162,16 +171,10 @@ class LexicalView:
         if n_live == 0:
             return []
         all_alive = n_live == len(self.alive)
-        found = []
-        total = 0
-        for term in dict.fromkeys(terms):
-            i, j = self.main.find(term), self.delta.find(term)
-            parts = tuple(p for p in (self.main.at(i), self.delta.at(j)) if len(p[0]))
-            total += sum(len(p[0]) for p in parts)
-            if parts:
-                found.append((i, j, parts))
+        found = self._find(terms)
         if not found:
             return []
+        total = sum(len(r) for _, _, parts in found for r, _ in parts)
         mask = self.alive if not all_alive else None
         if allowed is not None:
             mask = np.isin(self.rowids, allowed) & (self.alive if mask is None else mask)
@@ -194,34 +197,52 @@ class LexicalView:
         dense[rows] = scores
         return top_rows(dense, rows, self.keys, limit)
 
+    def _find(self, terms: list[int]) -> list[tuple[int, int, tuple]]:
+        """(index in main, index in delta, postings per segment) of each distinct query term
+        held (one vectorised search per segment: per term, numpy calls cost more)."""
+        hashes = np.fromiter(dict.fromkeys(terms), dtype=np.int64)
+        segments = [(seg, seg.spans(hashes)) for seg in (self.main, self.delta)
+                    if len(seg.terms)]
+        found = []
+        for t in range(len(hashes)):
+            at = [-1, -1]
+            parts = []
+            for k, (seg, (idx, lo, hi)) in enumerate(segments):
+                if idx[t] >= 0:
+                    at[k if seg is self.main else 1] = idx[t]
+                    parts.append((seg.rows[lo[t]:hi[t]], seg.tf[lo[t]:hi[t]]))
+            if parts:
+                found.append((at[0], at[1], tuple(parts)))
+        return found
+
     def _top_all(self, found: list, limit: int, n_live: int, norm: np.ndarray,
                  all_alive: bool, mask: np.ndarray | None, k1: float
                  ) -> list[tuple[tuple[str, int], float]]:
-        """Every posting of every query term summed (the reference the pruning must equal)."""
-        hit_rows: list[np.ndarray] = []
-        hit_weights: list[np.ndarray] = []
-        for _, _, parts in found:
-            rows, tf = parts[0] if len(parts) == 1 else (
-                np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
-            if not all_alive:
-                live = self.alive[rows]
-                rows, tf = rows[live], tf[live]
-            df = len(rows)
-            if df == 0:
-                continue
-            idf = np.log(1.0 + (n_live - df + 0.5) / (df + 0.5))
-            hit_rows.append(rows)
-            hit_weights.append(idf * (k1 + 1.0) * tf / (tf + norm[rows]))
-        if not hit_rows:
+        """Every posting of every query term summed (the reference the pruning must equal),
+        all terms at once: each posting's weight by the same expression, in term order."""
+        lens = np.array([sum(len(r) for r, _ in parts) for _, _, parts in found])
+        rows = np.concatenate([r for _, _, parts in found for r, _ in parts]).astype(np.intp)
+        tf = np.concatenate([t for _, _, parts in found for _, t in parts])
+        if not all_alive:
+            live = self.alive[rows]
+            lens = np.add.reduceat(live.astype(np.int64), np.cumsum(lens) - lens)
+            rows, tf = rows[live], tf[live]
+        if not len(rows):
             return []
+        df = lens.astype(np.float64)
+        idf = np.log(1.0 + (n_live - df + 0.5) / (df + 0.5))
+        weights = np.repeat(idf * (k1 + 1.0), lens) * tf / (tf + norm[rows])
         # One scatter-add over all terms' postings (BM25 weights are > 0, so a row
         # scores > 0 exactly when it holds a query term).
-        scores = np.bincount(np.concatenate(hit_rows), weights=np.concatenate(hit_weights),
-                             minlength=len(self.keys))
+        scores = np.bincount(rows, weights=weights, minlength=len(self.keys))
         candidate = scores > 0
         if mask is not None:
             candidate &= mask
-        return top_rows(scores, np.flatnonzero(candidate), self.keys, limit)
+        rows = np.flatnonzero(candidate)
+        if len(rows) > limit:  # the rows reaching the limit-th score (ties kept), first
+            values = scores[rows]
+            rows = rows[values >= np.partition(values, len(rows) - limit)[len(rows) - limit]]
+        return top_rows(scores, rows, self.keys, limit)
 
 
 def _empty_view() -> LexicalView:

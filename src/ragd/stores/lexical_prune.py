@@ -24,6 +24,10 @@ import numpy as np
 
 MARGIN = 1e-9
 """Relative slack of every pruning comparison (rounding error is ~1e-15 per addition)."""
+LOOKUP_COST = 16
+"""Binary searches of candidates cost about this many times a masked pass per posting."""
+SEED_ROWS = 512
+"""Rows at most whose full scores seed the k-th score bound (or 8 per result wanted)."""
 
 
 @dataclass(frozen=True)
@@ -45,9 +49,10 @@ class TermPostings:
         for rows, tf in self.parts:
             if not len(rows):
                 continue
-            pos = np.searchsorted(rows, cand)
+            query = cand.astype(rows.dtype, copy=False)  # else numpy converts all of ``rows``
+            pos = np.searchsorted(rows, query)
             np.minimum(pos, len(rows) - 1, out=pos)
-            hit = np.flatnonzero(rows[pos] == cand)
+            hit = np.flatnonzero(rows[pos] == query)
             if len(hit):
                 at = pos[hit]
                 where.append(hit)
@@ -76,9 +81,42 @@ def _member(parts: tuple[tuple[np.ndarray, np.ndarray], ...], rows: np.ndarray) 
     found = np.zeros(len(rows), dtype=bool)
     for sorted_rows, _ in parts:
         if len(sorted_rows):
-            pos = np.minimum(np.searchsorted(sorted_rows, rows), len(sorted_rows) - 1)
-            found |= sorted_rows[pos] == rows
+            query = rows.astype(sorted_rows.dtype, copy=False)
+            pos = np.minimum(np.searchsorted(sorted_rows, query), len(sorted_rows) - 1)
+            found |= sorted_rows[pos] == query
     return found
+
+
+def _seed_theta(ranked: list[TermPostings], norm: np.ndarray, mask: np.ndarray | None,
+                limit: int) -> float:
+    """A lower bound of the k-th best score: the k-th best full score of a few likely rows,
+    those of the terms of highest bound (the rarest, as a rule) while they are few, or the
+    best-weighted postings of the first term. Each is looked up in every term, hence few.
+    0.0 when they are under ``limit``."""
+    budget = max(SEED_ROWS, 8 * limit)
+    picked: list[np.ndarray] = []
+    size = 0
+    for first, term in enumerate(ranked):
+        parts = [(r.astype(np.intp), tf) for r, tf in term.parts]
+        if mask is not None:
+            parts = [(r[mask[r]], tf[mask[r]]) for r, tf in parts]
+        rows = np.concatenate([r for r, _ in parts])
+        if size + len(rows) <= budget:
+            picked.append(rows)
+            size += len(rows)
+            continue
+        if first == 0:
+            weights = np.concatenate([term.contributions(r, tf, norm) for r, tf in parts])
+            picked.append(rows[np.argpartition(weights, len(rows) - budget)[len(rows) - budget:]])
+        break
+    rows = np.unique(np.concatenate(picked)) if picked else np.zeros(0, dtype=np.intp)
+    if len(rows) < limit:
+        return 0.0
+    scores = np.zeros(len(rows))
+    for term in ranked:
+        where, weights = term.lookup(rows, norm)
+        scores[where] += weights
+    return float(np.partition(scores, len(scores) - limit)[len(scores) - limit])
 
 
 def pruned_top(terms: list[TermPostings], norm: np.ndarray, n_rows: int,
@@ -89,7 +127,9 @@ def pruned_top(terms: list[TermPostings], norm: np.ndarray, n_rows: int,
     order = sorted(range(len(terms)), key=lambda i: -terms[i].bound)
     rest = np.cumsum([terms[i].bound for i in reversed(order)])[::-1].tolist() + [0.0]
     acc = np.zeros(n_rows)
-    theta, pool = 0.0, np.zeros(0, dtype=np.int64)
+    theta = _seed_theta([terms[i] for i in order], norm, mask, limit)
+    seeded = theta > 0.0
+    pool = np.zeros(0, dtype=np.int64)
     seen: list[np.ndarray] = []
     done = 0
     for i in order:
@@ -98,13 +138,16 @@ def pruned_top(terms: list[TermPostings], norm: np.ndarray, n_rows: int,
         term = terms[i]
         scored = []
         for rows, tf in term.parts:
+            rows = rows.astype(np.intp)  # fancy indexing by int32 is several times slower
             if mask is not None:
                 keep = mask[rows]
                 rows, tf = rows[keep], tf[keep]
-            acc[rows] += term.contributions(rows, tf, norm)
+            np.add.at(acc, rows, term.contributions(rows, tf, norm))  # rows distinct
             scored.append((rows, tf))
             seen.append(rows)
         done += 1
+        if seeded:
+            continue  # the seed is close to the final k-th score: no need to raise it here
         fresh = pool[~_member(tuple(scored), pool)] if len(pool) else pool
         distinct = np.concatenate([fresh, *(r for r, _ in scored)])
         if len(distinct) >= limit:
@@ -113,18 +156,28 @@ def pruned_top(terms: list[TermPostings], norm: np.ndarray, n_rows: int,
                 theta, pool = kth, best
     if not seen:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    cand = np.concatenate(seen)
-    if theta > 0.0:
-        cand = cand[~_below(acc[cand] + rest[done], theta)]
-    cand = np.unique(cand)
+    member = np.zeros(n_rows, dtype=bool)  # the candidates, as a mask (sorted for free)
+    for rows in seen:
+        member[rows[~_below(acc[rows] + rest[done], theta)] if theta > 0.0 else rows] = True
+    cand = np.flatnonzero(member)
     for step in range(done, len(order)):
         term = terms[order[step]]
-        where, weights = term.lookup(cand, norm)
-        acc[cand[where]] += weights
+        size = sum(len(r) for r, _ in term.parts)
+        if len(cand) * LOOKUP_COST < size:
+            where, weights = term.lookup(cand, norm)
+            np.add.at(acc, cand[where], weights)
+        else:  # a pass over the term's rows against the mask beats a search per candidate
+            for rows, tf in term.parts:
+                rows = rows.astype(np.intp)
+                hit = member[rows]
+                rows, tf = rows[hit], tf[hit]
+                np.add.at(acc, rows, term.contributions(rows, tf, norm))
         values = acc[cand]
         if len(cand) >= limit:
             theta = max(theta, float(np.partition(values, len(values) - limit)[len(values) - limit]))
-        cand = cand[~_below(values + rest[step + 1], theta)]
+        drop = _below(values + rest[step + 1], theta)
+        member[cand[drop]] = False
+        cand = cand[~drop]
     scores = np.zeros(len(cand))
     for term in terms:  # the query's order: the exhaustive sum's order, bit for bit
         where, weights = term.lookup(cand, norm)
