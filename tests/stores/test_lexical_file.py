@@ -99,35 +99,8 @@ def test_a_stale_file_is_rebuilt_and_a_dropped_collection_leaves_none(tmp_path):
     store.close()
 
 
-def test_a_file_of_another_format_is_rebuilt_never_read(tmp_path):
-    from ragd.stores import lexical_file
-    from ragd.stores.array_file import read_arrays, write_arrays
-
-    rng = np.random.default_rng(13)
-    store = open_store(tmp_path)
-    store.create_collection("c", "m", 3, {})
-    for i in range(40):
-        put(store, rng, f"d{i:03d}")
-    want = [ranking(store, q) for q in QUERIES]
-    store.close()
-    path = segment_path(store.path, 1)
-    meta, arrays = read_arrays(path)
-    assert meta["format"] == lexical_file.FORMAT == 2 and "tf_bound" in arrays
-    # A format-1 file (no bounds) whose counts were garbled: reading it would show.
-    old = {k: np.array(v) for k, v in arrays.items() if k != "tf_bound"}
-    old["tf"] = old["tf"] * 7
-    write_arrays(path, {**meta, "format": 1, "bound": None}, old)
-    store = open_store(tmp_path)
-    assert [ranking(store, q) for q in QUERIES] == want
-    assert read_arrays(path)[0]["format"] == 2  # rebuilt and saved again
-    store.close()
-
-
-def test_pruned_search_over_the_mapped_file_ranks_like_a_fresh_build(tmp_path, monkeypatch):
+def test_pruned_search_over_the_mapped_file_ranks_like_a_fresh_build(tmp_path):
     from ragd.analysis import query_analyze, term_hash
-    from ragd.stores import lexical_index
-
-    monkeypatch.setattr(lexical_index, "PRUNE_FROM", 0)  # prune even these tiny queries
     rng = np.random.default_rng(17)
     store = open_store(tmp_path)
     store.create_collection("c", "m", 3, {})
@@ -145,10 +118,13 @@ def test_pruned_search_over_the_mapped_file_ranks_like_a_fresh_build(tmp_path, m
     fresh = LexicalIndex()
     fresh.load(0, np.array([r[0] for r in rows]), [(r[1], r[2]) for r in rows],
                [r[3] for r in rows])
+    store.lexical_search("c", ["alpha"], 5)
+    view = store._lexical[1].view()
+    assert len(view.delta.lengths) and not view.main.rows.flags.owndata  # mapped, a delta
     for limit in (1, 5, 40):
         for q in QUERIES:
             hashes = [term_hash(t) for t in query_analyze(q)]
-            assert ranking(store, q, limit) == fresh.view().top(hashes, limit, prune=False)
-    view = store._lexical[1].view()
-    assert view.main.bounds is not None and len(view.delta.lengths)  # mapped, with a delta
+            want = fresh.view().top(hashes, limit)
+            assert ranking(store, q, limit) == want
+            assert view.top(hashes, limit, prune=True) == want
     store.close()

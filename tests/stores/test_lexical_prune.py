@@ -12,7 +12,7 @@ import pytest
 
 from ragd.analysis import pack_terms, query_analyze, term_hash
 from ragd.stores import lexical_index
-from ragd.stores.lexical_index import LexicalDelta, LexicalIndex, _Postings, tf_bounds
+from ragd.stores.lexical_index import LexicalDelta, LexicalIndex
 
 RULEBOOK = Path(__file__).resolve().parent.parent / "fixtures" / "rulebook"
 
@@ -135,18 +135,14 @@ def test_pruned_equals_exhaustive_on_real_prose():
             assert pruned == exhaustive
 
 
-def test_bounds_hold_at_any_average_length():
-    """A term's saved bound, scaled to another average length, is >= every posting's tf
-    part there (the lemma the pruning rests on)."""
+def test_term_bounds_are_the_largest_tf_part():
+    """The bound the pruning rests on: no posting of a term weighs more."""
     rng = np.random.default_rng(9)
-    words = vocabulary(100)
-    postings = _Postings([pack_terms(t) for t in zipf_texts(rng, words, 800)])
-    k1, b, avgdl0, bound = tf_bounds(postings, 1.2, 0.75)
-    for avgdl in (avgdl0 / 3, avgdl0, avgdl0 * 1.7, avgdl0 * 10):
-        norm = k1 * (1.0 - b + b * postings.lengths / avgdl)
-        for i in range(len(postings.terms)):
-            rows, tf = postings.at(i)
-            assert postings.bound(i, k1, b, avgdl, norm) >= float(np.max(tf / (tf + norm[rows])))
+    view = load(zipf_texts(rng, vocabulary(100), 800)).view()
+    _, norm, avgdl = view._stats(1.2, 0.75)
+    for i in range(len(view.main.terms)):
+        rows, tf = view.main.at(i)
+        assert view.main.bound(i, 1.2, 0.75, avgdl, norm) == float(np.max(tf / (tf + norm[rows])))
 
 
 @pytest.mark.parametrize("limit", [1, 7])

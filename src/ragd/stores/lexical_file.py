@@ -9,10 +9,6 @@ dead; rows added since (rowid above the file's last) form a delta segment built 
 packed terms. When those outgrow a quarter of the file, the postings are rebuilt and
 saved again. Scores are those of a fresh build: the same postings, and the collection-wide
 statistics (N, df, average length) over live rows only.
-
-Format 2 adds each term's bound of its BM25 tf part (``tf_bound``, at the ``bound`` k1, b
-and average length of the meta), which lets a query skip postings that cannot reach the
-top. A file of another format is never read: it is rebuilt (and saved again).
 """
 
 from __future__ import annotations
@@ -28,7 +24,7 @@ from .array_file import ChainedKeys, PackedKeys, read_arrays, write_arrays
 from .lexical_index import LexicalView, _Postings
 
 log = logging.getLogger("ragd.store")
-FORMAT = 2
+FORMAT = 1
 Rows = Callable[[str, tuple], list[tuple]]
 
 
@@ -50,10 +46,8 @@ def save_view(path: Path, view: LexicalView, collection: dict[str, Any]) -> bool
     keys = PackedKeys.pack(view.keys)
     arrays = {**view.main.arrays(), "rowids": view.rowids, "key_blob": keys.blob,
               "key_offsets": keys.offsets, "key_indexes": keys.indexes}
-    bounds = view.main.bounds
     meta = {"format": FORMAT, "version": view.version, "collection": collection,
-            "max_rowid": int(view.rowids.max()) if len(view.rowids) else 0,
-            "bound": list(bounds[:3]) if bounds else None}
+            "max_rowid": int(view.rowids.max()) if len(view.rowids) else 0}
     try:
         write_arrays(path, meta, arrays)
         return True
@@ -75,10 +69,7 @@ def open_view(path: Path, cid: int, version: int, collection: dict[str, Any], ro
     if (meta.get("format") != FORMAT or meta.get("collection") != collection
             or int(meta.get("version", -1)) > version):
         return None
-    bound = meta.get("bound")
-    main = _Postings.from_arrays(a["terms"], a["indptr"], a["rows"], a["tf"], a["lengths"],
-                                 (float(bound[0]), float(bound[1]), float(bound[2]),
-                                  a["tf_bound"]) if bound else None)
+    main = _Postings.from_arrays(a["terms"], a["indptr"], a["rows"], a["tf"], a["lengths"])
     rowids = a["rowids"]
     keys = PackedKeys(a["key_blob"], a["key_offsets"], a["key_indexes"])
     n = len(rowids)

@@ -23,10 +23,6 @@ from .topk import top_rows
 
 DEFAULT_K1 = 1.2
 DEFAULT_B = 0.75
-PRUNE_FROM = 16_384
-"""Query postings from which scoring skips what cannot reach the top (below, the plain sum
-of every posting is as fast: pruning has a fixed cost per term)."""
-_BOUND_CHUNK = 1 << 22  # postings per step when computing bounds (caps the temporaries)
 
 
 @dataclass
@@ -41,15 +37,8 @@ class LexicalDelta:
 
 
 class _Postings:
-    """CSR postings of a run of rows: sorted term hashes, row indices and counts per term,
-    and per term an upper bound of its BM25 tf part ``tf / (tf + norm)`` (for pruning).
-
-    ``bounds`` holds, for one (k1, b) and the average length ``avgdl`` it was computed at,
-    the largest tf part of each term's postings. A tf part at another average length
-    ``a`` is at most ``(a / avgdl)`` times the one at ``avgdl`` when ``a > avgdl`` and no
-    more than it otherwise (the length term of the denominator scales by ``avgdl / a``), so
-    the bounds hold after writes change the average, without a recomputation.
-    """
+    """CSR postings of a run of rows: sorted term hashes, row indices and counts per term
+    (and, for pruned searches, each term's largest BM25 tf part, found when first asked)."""
 
     def __init__(self, blobs: list[bytes], offset: int = 0) -> None:
         parts = [unpack_terms(b) for b in blobs]
@@ -68,30 +57,24 @@ class _Postings:
         self.indptr = np.append(starts, len(grouped)).astype(np.int64)
         self.rows = local[order] + offset
         self.tf = counts[order].astype(np.float64)
-        self.offset = offset
-        self._lazy: dict[tuple[float, float, float], dict[int, float]] = {}
-        self.bounds = tf_bounds(self, DEFAULT_K1, DEFAULT_B)
+        self._bounds: dict[tuple[float, float, float], dict[int, float]] = {}
 
     @classmethod
     def from_arrays(cls, terms: np.ndarray, indptr: np.ndarray, rows: np.ndarray,
-                    tf: np.ndarray, lengths: np.ndarray,
-                    bounds: tuple[float, float, float, np.ndarray] | None = None
-                    ) -> "_Postings":
-        """Postings from arrays saved by :meth:`arrays` (memory-mapped ones will do), with
-        their saved bounds ``(k1, b, avgdl, per term)``."""
+                    tf: np.ndarray, lengths: np.ndarray) -> "_Postings":
+        """Postings from arrays saved by :meth:`arrays` (memory-mapped ones will do)."""
         self = cls.__new__(cls)
         self.terms, self.indptr, self.rows, self.tf, self.lengths = (terms, indptr, rows, tf,
                                                                      lengths)
-        self.offset, self._lazy, self.bounds = 0, {}, bounds
+        self._bounds = {}
         return self
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The postings as compact arrays (rows int32, counts uint16: exactly the same
-        values, half the bytes or less) and the bounds per term."""
-        bounds = self.bounds[3] if self.bounds else np.zeros(len(self.terms))
+        values, half the bytes or less)."""
         return {"terms": self.terms, "indptr": self.indptr,
                 "rows": self.rows.astype(np.int32), "tf": self.tf.astype(np.uint16),
-                "lengths": self.lengths, "tf_bound": bounds}
+                "lengths": self.lengths}
 
     def find(self, term: int) -> int:
         """The index of ``term`` in :attr:`terms`, or -1."""
@@ -118,11 +101,13 @@ class _Postings:
                 self.indptr[i + 1].tolist())
 
     def bound(self, i: int, k1: float, b: float, avgdl: float, norm: np.ndarray) -> float:
-        """An upper bound of ``tf / (tf + norm[row])`` over the postings of term ``i`` at
-        average length ``avgdl`` (``norm``: the view's length norms for it)."""
-        if self.bounds is not None and self.bounds[:2] == (k1, b):
-            return float(self.bounds[3][i]) * max(1.0, avgdl / self.bounds[2])
-        cache = self._lazy.setdefault((k1, b, avgdl), {})
+        """The largest ``tf / (tf + norm[row])`` over the postings of term ``i`` at average
+        length ``avgdl`` (``norm``: the view's length norms for it), remembered."""
+        cache = self._bounds.get((k1, b, avgdl))
+        if cache is None:
+            if len(self._bounds) >= 4:  # older averages (writes since) are not asked again
+                self._bounds.clear()
+            cache = self._bounds[(k1, b, avgdl)] = {}
         found = cache.get(i)
         if found is None:
             rows, tf = self.at(i)
@@ -159,12 +144,14 @@ class LexicalView:
         return found
 
     def top(self, terms: list[int], limit: int, allowed: np.ndarray | None = None,
-            k1: float = DEFAULT_K1, b: float = DEFAULT_B, prune: bool | None = None
+            k1: float = DEFAULT_K1, b: float = DEFAULT_B, prune: bool = False
             ) -> list[tuple[tuple[str, int], float]]:
         """Best ``limit`` live rows by BM25 for the query's term hashes (each counted once).
 
-        Large queries skip postings that cannot reach the top (:mod:`.lexical_prune`);
-        ``prune`` forces it on or off (the result is the same, to the bit)."""
+        Every posting of the query's terms is weighed in one vectorised pass. ``prune``
+        scores term at a time instead, skipping postings that cannot reach the top
+        (:mod:`.lexical_prune`): the same result to the bit, but measured no faster on
+        the 1M-chunk benchmark set (docs/benchmarks.md), hence not the default."""
         if not terms or limit <= 0:
             return []
         n_live, norm, avgdl = self._stats(k1, b)
@@ -174,12 +161,9 @@ class LexicalView:
         found = self._find(terms)
         if not found:
             return []
-        total = sum(len(r) for _, _, parts in found for r, _ in parts)
         mask = self.alive if not all_alive else None
         if allowed is not None:
             mask = np.isin(self.rowids, allowed) & (self.alive if mask is None else mask)
-        if prune is None:
-            prune = total >= PRUNE_FROM
         if not prune:
             return self._top_all(found, limit, n_live, norm, all_alive, mask, k1)
         query = []
@@ -348,25 +332,3 @@ class LexicalIndex:
         """:meth:`LexicalView.top` on the current view."""
         return self._view.top(terms, limit, allowed, k1, b)
 
-
-def tf_bounds(postings: _Postings, k1: float, b: float
-              ) -> tuple[float, float, float, np.ndarray] | None:
-    """``(k1, b, avgdl, largest tf part per term)`` of a segment at its own average length
-    (None when it has no rows), in steps of a few million postings."""
-    n = len(postings.lengths)
-    if n == 0:
-        return None
-    avgdl = float(postings.lengths.sum()) / n or 1.0
-    norm = k1 * (1.0 - b + b * postings.lengths / avgdl)
-    indptr = postings.indptr
-    out = np.zeros(len(postings.terms))
-    t = 0
-    while t < len(out):
-        stop = max(t + 1, int(np.searchsorted(indptr, indptr[t] + _BOUND_CHUNK, side="right")) - 1)
-        stop = min(stop, len(out))
-        lo, hi = int(indptr[t]), int(indptr[stop])
-        tf = postings.tf[lo:hi].astype(np.float64)
-        part = tf / (tf + norm[postings.rows[lo:hi] - postings.offset])
-        out[t:stop] = np.maximum.reduceat(part, indptr[t:stop] - lo)
-        t = stop
-    return k1, b, avgdl, out

@@ -27,7 +27,10 @@ MARGIN = 1e-9
 LOOKUP_COST = 16
 """Binary searches of candidates cost about this many times a masked pass per posting."""
 SEED_ROWS = 512
-"""Rows at most whose full scores seed the k-th score bound (or 8 per result wanted)."""
+"""Rows fully scored after each term, to raise the k-th score bound (or 8 per result)..."""
+REFINE_ROWS = 16_384
+"""... of a term with at most this many postings (choosing among more costs more than the
+bound saves), or of the first term."""
 
 
 @dataclass(frozen=True)
@@ -69,54 +72,34 @@ def _below(value: np.ndarray | float, theta: float):
     return value * (1.0 + MARGIN) < theta * (1.0 - MARGIN)
 
 
-def _kth_best(rows: np.ndarray, acc: np.ndarray, limit: int) -> tuple[float, np.ndarray]:
-    """The ``limit``-th best partial score of ``rows`` (distinct) and the rows reaching it."""
-    values = acc[rows]
-    best = np.argpartition(values, len(values) - limit)[len(values) - limit:]
-    return float(values[best].min()), rows[best]
+class _Known:
+    """Rows whose full scores are known: the k-th best of them bounds the final k-th score
+    from below. Fed with the best partial scores after each term scored in full (a row
+    holding the rare terms is likely to rank), each looked up in every term once."""
 
+    def __init__(self, terms: list[TermPostings], norm: np.ndarray, limit: int) -> None:
+        self.terms, self.norm, self.limit = terms, norm, limit
+        self.budget = max(SEED_ROWS, 8 * limit)
+        self.rows = np.zeros(0, dtype=np.intp)
+        self.scores = np.zeros(0)
+        self.theta = 0.0
 
-def _member(parts: tuple[tuple[np.ndarray, np.ndarray], ...], rows: np.ndarray) -> np.ndarray:
-    """Which of ``rows`` appear in the sorted rows of ``parts``."""
-    found = np.zeros(len(rows), dtype=bool)
-    for sorted_rows, _ in parts:
-        if len(sorted_rows):
-            query = rows.astype(sorted_rows.dtype, copy=False)
-            pos = np.minimum(np.searchsorted(sorted_rows, query), len(sorted_rows) - 1)
-            found |= sorted_rows[pos] == query
-    return found
-
-
-def _seed_theta(ranked: list[TermPostings], norm: np.ndarray, mask: np.ndarray | None,
-                limit: int) -> float:
-    """A lower bound of the k-th best score: the k-th best full score of a few likely rows,
-    those of the terms of highest bound (the rarest, as a rule) while they are few, or the
-    best-weighted postings of the first term. Each is looked up in every term, hence few.
-    0.0 when they are under ``limit``."""
-    budget = max(SEED_ROWS, 8 * limit)
-    picked: list[np.ndarray] = []
-    size = 0
-    for first, term in enumerate(ranked):
-        parts = [(r.astype(np.intp), tf) for r, tf in term.parts]
-        if mask is not None:
-            parts = [(r[mask[r]], tf[mask[r]]) for r, tf in parts]
-        rows = np.concatenate([r for r, _ in parts])
-        if size + len(rows) <= budget:
-            picked.append(rows)
-            size += len(rows)
-            continue
-        if first == 0:
-            weights = np.concatenate([term.contributions(r, tf, norm) for r, tf in parts])
-            picked.append(rows[np.argpartition(weights, len(rows) - budget)[len(rows) - budget:]])
-        break
-    rows = np.unique(np.concatenate(picked)) if picked else np.zeros(0, dtype=np.intp)
-    if len(rows) < limit:
-        return 0.0
-    scores = np.zeros(len(rows))
-    for term in ranked:
-        where, weights = term.lookup(rows, norm)
-        scores[where] += weights
-    return float(np.partition(scores, len(scores) - limit)[len(scores) - limit])
+    def add(self, rows: np.ndarray, partial: np.ndarray) -> float:
+        """Score the rows of best ``partial`` score among ``rows`` (distinct); new theta."""
+        if len(rows) > self.budget:
+            rows = rows[np.argpartition(partial, len(rows) - self.budget)[-self.budget:]]
+        rows = np.setdiff1d(rows, self.rows, assume_unique=True)
+        if len(rows):
+            scores = np.zeros(len(rows))
+            for term in self.terms:
+                where, weights = term.lookup(rows, self.norm)
+                scores[where] += weights
+            self.rows = np.concatenate([self.rows, rows])
+            self.scores = np.concatenate([self.scores, scores])
+            n = len(self.scores)
+            if n >= self.limit:
+                self.theta = float(np.partition(self.scores, n - self.limit)[n - self.limit])
+        return self.theta
 
 
 def pruned_top(terms: list[TermPostings], norm: np.ndarray, n_rows: int,
@@ -125,17 +108,16 @@ def pruned_top(terms: list[TermPostings], norm: np.ndarray, n_rows: int,
     (in query order), including every row tied with the ``limit``-th score. ``mask``
     (over rows) keeps rows that may be returned (live, allowed); None keeps all."""
     order = sorted(range(len(terms)), key=lambda i: -terms[i].bound)
-    rest = np.cumsum([terms[i].bound for i in reversed(order)])[::-1].tolist() + [0.0]
+    ranked = [terms[i] for i in order]
+    rest = np.cumsum([t.bound for t in reversed(ranked)])[::-1].tolist() + [0.0]
     acc = np.zeros(n_rows)
-    theta = _seed_theta([terms[i] for i in order], norm, mask, limit)
-    seeded = theta > 0.0
-    pool = np.zeros(0, dtype=np.int64)
+    known = _Known(ranked, norm, limit)
+    theta = 0.0
     seen: list[np.ndarray] = []
     done = 0
-    for i in order:
+    for term in ranked:
         if theta > 0.0 and _below(rest[done], theta):
             break  # no row outside ``seen`` can reach the top
-        term = terms[i]
         scored = []
         for rows, tf in term.parts:
             rows = rows.astype(np.intp)  # fancy indexing by int32 is several times slower
@@ -143,25 +125,22 @@ def pruned_top(terms: list[TermPostings], norm: np.ndarray, n_rows: int,
                 keep = mask[rows]
                 rows, tf = rows[keep], tf[keep]
             np.add.at(acc, rows, term.contributions(rows, tf, norm))  # rows distinct
-            scored.append((rows, tf))
-            seen.append(rows)
+            scored.append(rows)
+        seen.extend(scored)
         done += 1
-        if seeded:
-            continue  # the seed is close to the final k-th score: no need to raise it here
-        fresh = pool[~_member(tuple(scored), pool)] if len(pool) else pool
-        distinct = np.concatenate([fresh, *(r for r, _ in scored)])
-        if len(distinct) >= limit:
-            kth, best = _kth_best(distinct, acc, limit)
-            if kth >= theta:
-                theta, pool = kth, best
+        size = sum(len(r) for r in scored)
+        if done < len(ranked) and size and (theta == 0.0 or size <= REFINE_ROWS):
+            rows = np.concatenate(scored) if len(scored) > 1 else scored[0]
+            theta = known.add(rows, acc[rows])
     if not seen:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
+    seen_rows = np.concatenate(seen) if len(seen) > 1 else seen[0]
     member = np.zeros(n_rows, dtype=bool)  # the candidates, as a mask (sorted for free)
-    for rows in seen:
-        member[rows[~_below(acc[rows] + rest[done], theta)] if theta > 0.0 else rows] = True
+    member[seen_rows[~_below(acc[seen_rows] + rest[done], theta)] if theta > 0.0
+           else seen_rows] = True
     cand = np.flatnonzero(member)
-    for step in range(done, len(order)):
-        term = terms[order[step]]
+    for step in range(done, len(ranked)):
+        term = ranked[step]
         size = sum(len(r) for r, _ in term.parts)
         if len(cand) * LOOKUP_COST < size:
             where, weights = term.lookup(cand, norm)
