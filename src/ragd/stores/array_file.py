@@ -96,6 +96,8 @@ class PackedKeys(Sequence[tuple[str, int]]):
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
         lo, hi = self.offsets[i:i + 2].tolist()  # one call for both ends (keys are decoded
         return (str(self._bytes[lo:hi], "utf-8"), int(self.indexes[i]))  # per result)
 
