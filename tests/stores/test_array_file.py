@@ -33,3 +33,15 @@ def test_packed_and_chained_keys_give_back_the_keys():
     chained = ChainedKeys(packed).plus([("z", 9)])
     assert len(chained) == 4 and chained[3] == ("z", 9) and chained[-1] == ("z", 9)
     assert chained[:2] == keys[:2]
+
+
+def test_packed_and_chained_keys_decode_any_index():
+    from ragd.stores.array_file import ChainedKeys, PackedKeys
+
+    keys = [("a", 0), ("café", 3), ("", 1), ("doc-9", 12)]
+    packed = PackedKeys.pack(keys)
+    assert [packed[i] for i in range(4)] == keys
+    assert packed[-1] == ("doc-9", 12) and packed[1:3] == keys[1:3]
+    chained = ChainedKeys(packed, [("x", 5)]).plus([("y", 6)])
+    assert list(chained) == keys + [("x", 5), ("y", 6)]
+    assert chained[-1] == ("y", 6) and chained[-3] == ("doc-9", 12)

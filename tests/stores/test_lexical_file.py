@@ -97,3 +97,34 @@ def test_a_stale_file_is_rebuilt_and_a_dropped_collection_leaves_none(tmp_path):
     store.drop_collection("c")
     assert not path.exists()
     store.close()
+
+
+def test_pruned_search_over_the_mapped_file_ranks_like_a_fresh_build(tmp_path):
+    from ragd.analysis import query_analyze, term_hash
+    rng = np.random.default_rng(17)
+    store = open_store(tmp_path)
+    store.create_collection("c", "m", 3, {})
+    for i in range(80):
+        put(store, rng, f"d{i:03d}")
+    store.lexical_search("c", ["alpha"], 5)
+    store.close()
+    other = open_store(tmp_path)
+    other.delete_document("c", "d003")
+    put(other, rng, "n001")
+    other.close()
+    store = open_store(tmp_path)
+    rows = store._conn.execute("SELECT id, doc_id, chunk_index, terms FROM chunks ORDER BY id"
+                               ).fetchall()
+    fresh = LexicalIndex()
+    fresh.load(0, np.array([r[0] for r in rows]), [(r[1], r[2]) for r in rows],
+               [r[3] for r in rows])
+    store.lexical_search("c", ["alpha"], 5)
+    view = store._lexical[1].view()
+    assert len(view.delta.lengths) and not view.main.rows.flags.owndata  # mapped, a delta
+    for limit in (1, 5, 40):
+        for q in QUERIES:
+            hashes = [term_hash(t) for t in query_analyze(q)]
+            want = fresh.view().top(hashes, limit)
+            assert ranking(store, q, limit) == want
+            assert view.top(hashes, limit, prune=True) == want
+    store.close()

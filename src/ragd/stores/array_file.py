@@ -80,6 +80,7 @@ class PackedKeys(Sequence[tuple[str, int]]):
 
     def __init__(self, blob: np.ndarray, offsets: np.ndarray, indexes: np.ndarray) -> None:
         self.blob, self.offsets, self.indexes = blob, offsets, indexes
+        self._bytes = memoryview(blob).cast("B") if blob.size else memoryview(b"")
 
     @classmethod
     def pack(cls, keys: Sequence[tuple[str, int]]) -> "PackedKeys":
@@ -95,8 +96,10 @@ class PackedKeys(Sequence[tuple[str, int]]):
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
-        return (bytes(self.blob[lo:hi]).decode(), int(self.indexes[i]))
+        if i < 0:
+            i += len(self)
+        lo, hi = self.offsets[i:i + 2].tolist()  # one call for both ends (keys are decoded
+        return (str(self._bytes[lo:hi], "utf-8"), int(self.indexes[i]))  # per result)
 
 
 class ChainedKeys(Sequence[tuple[str, int]]):
@@ -105,6 +108,7 @@ class ChainedKeys(Sequence[tuple[str, int]]):
     def __init__(self, base: Sequence[tuple[str, int]], extra: Sequence[tuple[str, int]] = ()
                  ) -> None:
         self.base, self.extra = base, list(extra)
+        self._n = len(base)
 
     def plus(self, more: Sequence[tuple[str, int]]) -> "ChainedKeys":
         return ChainedKeys(self.base, self.extra + list(more))
@@ -115,7 +119,9 @@ class ChainedKeys(Sequence[tuple[str, int]]):
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        n = len(self.base)
+        n = self._n
+        if 0 <= i < n:
+            return self.base[i]
         if i < 0:
             i += len(self)
         return self.base[i] if i < n else self.extra[i - n]

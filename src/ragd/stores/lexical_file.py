@@ -14,6 +14,7 @@ statistics (N, df, average length) over live rows only.
 from __future__ import annotations
 
 import logging
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -27,7 +28,9 @@ FORMAT = 1
 Rows = Callable[[str, tuple], list[tuple]]
 
 
+@lru_cache(maxsize=256)
 def segment_path(store_path: Path, cid: int) -> Path:
+    """The file beside the store (asked for at every search: remembered)."""
     return Path(f"{store_path}-c{cid}.lexical")
 
 
