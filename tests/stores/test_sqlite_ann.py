@@ -180,3 +180,20 @@ def test_a_graph_whose_meta_cannot_be_trusted_is_rebuilt(tmp_path):
         assert graph.stat().st_mtime_ns != stamp  # rebuilt and saved again
         assert read_arrays(meta)[0]["format"] == FORMAT
         store.close()
+
+
+def test_a_query_gets_the_default_ef_search_of_the_graph_size_unless_it_asks(tmp_path,
+                                                                            monkeypatch):
+    from ragd.stores import ann_index
+
+    monkeypatch.setattr(ann_index, "EF_BASE_SIZE", 100)  # a 300-chunk graph is "large"
+    store, v = _graph_store(tmp_path)
+    ann = store._anns[1]
+    expected = ann_index.default_ef_search(300)
+    assert expected > ann_index.DEFAULT_EF_SEARCH and ann.ef_search == expected
+    store.vector_search("c", v[0], 10)
+    assert ann.index.expansion_search == expected
+    store.vector_search("c", v[0], 10, ef_search=40)
+    assert ann.index.expansion_search == 40
+    assert store.stats("c")["vector_index"]["ef_search"] == expected
+    store.close()
