@@ -62,7 +62,7 @@ import numpy as np
 from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_scale import cold_start, exact_vs_approximate  # noqa: E402
+from search_scale import cold_start, ef_sweep, exact_vs_approximate  # noqa: E402
 from _common import (RESULTS_DIR, SCIFACT, human_bytes, load_average, machine_info,  # noqa: E402
                      make_console, median, percentile, rss_mb, write_results)
 
@@ -290,7 +290,8 @@ def time_calls(fn: Callable[[str], Any], queries: list[str]
 
 
 def bench_size(path: Path, size: int, queries: list[str], qvecs: dict[str, np.ndarray],
-               embedder: MiniLMEmbedder, passes: int, profile: bool) -> dict[str, Any]:
+               embedder: MiniLMEmbedder, passes: int, profile: bool,
+               efs: list[int] | None = None) -> dict[str, Any]:
     gc.collect()
     # Cold starts in fresh processes: the first builds and saves whatever index files are
     # missing (BM25 postings; the HNSW graph above the threshold), the second maps them.
@@ -330,6 +331,13 @@ def bench_size(path: Path, size: int, queries: list[str], qvecs: dict[str, np.nd
     console.print(f"  vector k=10: exact p50/p95 {ea['exact']['p50']:.2f}/{ea['exact']['p95']:.2f}"
                   f" ms, default p50/p95 {ea['approximate']['p50']:.2f}/"
                   f"{ea['approximate']['p95']:.2f} ms, recall@10 {ea['recall_at_k']:.3f}")
+    if efs:
+        out["ef_sweep"] = ef_sweep(store, COLLECTION, [qvecs[q] for q in queries], efs,
+                                   summarize)
+        for row in out["ef_sweep"]:
+            console.print(f"  ef_search {row['ef_search']}{' (default)' if row['default'] else ''}"
+                          f": recall@10 {row['recall_at_k']:.3f}, p50/p95 {row['p50']:.2f}/"
+                          f"{row['p95']:.2f} ms (load {row['load_average'][0]:.1f})")
 
     runs: dict[str, list[list[float]]] = {}
     cpu_runs: dict[str, list[list[float]]] = {}
@@ -431,6 +439,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scifact-store", type=Path, default=None,
                         help="a SciFact store built by `ragd eval beir` (its embeddings)")
     parser.add_argument("--build-only", action="store_true", help="build the stores and stop")
+    parser.add_argument("--ef-sweep", default="",
+                        help="after the exact/default comparison, recall@10 and latency of the "
+                             "HNSW graph at these ef_search values (comma list; 0: the default)")
     parser.add_argument("--name", default="search", help="results file name (without .json)")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -481,7 +492,8 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"{size:,} chunks: measuring ({args.passes} passes x "
                           f"{len(queries)} queries x 5 variants)")
             result.update(bench_size(path, size, queries, qvecs, embedder, args.passes,
-                                     args.profile))
+                                     args.profile, [int(e) for e in args.ef_sweep.split(",")
+                                                    if e.strip()]))
             per_size[str(size)] = result
     finally:
         if temp and not args.keep:

@@ -10,11 +10,16 @@
 - ``exact_vs_approximate``: per-query latency of ``store.vector_search`` with
   ``exact=True`` and with the default choice (the graph above the threshold), and the
   recall@10 of the default against the exact ranking.
+- ``ef_sweep`` (``bench/search.py --ef-sweep 96,200,400``): recall@10 against exact and
+  latency of the graph at each ``ef_search`` given per query, beside the default (the
+  store's :func:`~ragd.stores.ann_index.default_ef_search` for the graph's size), with the
+  load average beside each timing.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -89,3 +94,28 @@ def exact_vs_approximate(store: Any, collection: str, qvecs: list[np.ndarray],
             runs[name].append(times)
     return {"k": k, "recall_at_k": recall, **{n: summarize(t) for n, t in runs.items()},
             "vector_index": store.stats(collection).get("vector_index")}
+
+
+def ef_sweep(store: Any, collection: str, qvecs: list[np.ndarray], efs: list[int],
+             summarize: Callable[[list[list[float]]], dict[str, Any]], k: int = 10
+             ) -> list[dict[str, Any]]:
+    """Per ``ef_search`` (0: the store's default for the graph's size): recall@k of
+    ``vector_search(..., ef_search=ef)`` against ``exact=True``, and its latency (one pass;
+    the load average at the end of each, since other work may share the machine)."""
+    exact_keys = [{h.key for h in store.vector_search(collection, q, k, exact=True)}
+                  for q in qvecs]
+    for q in qvecs:  # untimed: pages the mapped graph in
+        store.vector_search(collection, q, k, ef_search=max(efs) or None)
+    out = []
+    for ef in efs:
+        times, recalls = [], []
+        for q, exact in zip(qvecs, exact_keys):
+            t0 = time.perf_counter()
+            hits = store.vector_search(collection, q, k, ef_search=ef or None)
+            times.append(time.perf_counter() - t0)
+            recalls.append(len({h.key for h in hits} & exact) / k)
+        index = store.stats(collection).get("vector_index") or {}
+        out.append({"ef_search": ef or index.get("ef_search"), "default": not ef,
+                    "recall_at_k": float(np.mean(recalls)), "min_recall": float(min(recalls)),
+                    **summarize([times]), "load_average": list(os.getloadavg())})
+    return out

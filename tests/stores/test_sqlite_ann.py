@@ -94,3 +94,106 @@ def test_drop_turns_the_automatic_choice_off_until_a_build(tmp_path):
     store.build_vector_index("c")
     assert graph.exists() and not off.exists()
     store.close()
+
+
+def test_default_ef_search_grows_with_the_graph_size():
+    from ragd.stores.ann_index import (DEFAULT_EF_SEARCH, EF_BASE_SIZE, EF_MAX,
+                                       default_ef_search)
+
+    assert default_ef_search(0) == default_ef_search(EF_BASE_SIZE) == DEFAULT_EF_SEARCH
+    sizes = [EF_BASE_SIZE, 200_000, 500_000, 1_000_000, 10_000_000, 10**9]
+    efs = [default_ef_search(n) for n in sizes]
+    assert efs == sorted(efs) and efs[1] > DEFAULT_EF_SEARCH  # grows past the base size
+    assert efs[-1] == EF_MAX  # and is bounded
+    assert all(isinstance(ef, int) for ef in efs)
+
+
+def _graph_store(tmp_path, n=300):
+    store = open_store(tmp_path)
+    store.create_collection("c", "m", DIMS, {"ann_threshold": 100})
+    v = fill(store, np.random.default_rng(5), 0, n)
+    store.vector_search("c", v[0], 5)  # builds and saves the graph
+    return store, v
+
+
+def _rewrite_meta(path, change):
+    from ragd.stores.array_file import read_arrays, write_arrays
+
+    meta, arrays = read_arrays(path)
+    meta, rowids = dict(meta), np.array(arrays["rowids"])
+    change(meta)
+    write_arrays(path, meta, {"rowids": rowids})
+
+
+def test_the_meta_records_the_build_parameters(tmp_path):
+    from ragd.stores.ann_index import BuildParams, default_ef_search
+    from ragd.stores.array_file import read_arrays
+
+    store, _ = _graph_store(tmp_path)
+    meta = read_arrays(ann_paths(store.path, 1)[1])[0]
+    params = BuildParams()
+    assert meta["format"] == 2
+    assert meta["build"] == {"connectivity": params.connectivity,
+                             "expansion_add": params.expansion_add, "dtype": params.dtype}
+    stats = store.stats("c")["vector_index"]
+    assert stats["connectivity"] == params.connectivity
+    assert stats["ef_search"] == default_ef_search(300)
+    store.close()
+
+
+def test_a_format_1_graph_still_loads_as_built_by_the_old_parameters(tmp_path):
+    from ragd.stores.ann_index import FORMAT1_BUILD
+
+    store, v = _graph_store(tmp_path)
+    expected = [h.key for h in store.vector_search("c", v[1], 10)]
+    store.close()
+    graph, meta, _ = ann_paths(tmp_path / "ragd.sqlite", 1)
+
+    def as_format_1(m):
+        m["format"] = 1
+        del m["build"]
+    _rewrite_meta(meta, as_format_1)
+    stamp = graph.stat().st_mtime_ns
+    store = open_store(tmp_path)
+    assert [h.key for h in store.vector_search("c", v[1], 10)] == expected
+    stats = store.stats("c")["vector_index"]
+    assert stats["connectivity"] == FORMAT1_BUILD.connectivity
+    assert stats["expansion_add"] == FORMAT1_BUILD.expansion_add
+    assert graph.stat().st_mtime_ns == stamp  # mapped as it was, not rebuilt
+    store.close()
+
+
+def test_a_graph_whose_meta_cannot_be_trusted_is_rebuilt(tmp_path):
+    from ragd.stores.ann_index import FORMAT
+    from ragd.stores.array_file import read_arrays
+
+    store, v = _graph_store(tmp_path)
+    store.close()
+    graph, meta, _ = ann_paths(tmp_path / "ragd.sqlite", 1)
+    for change in (lambda m: m.update(format=99),  # a format from a newer ragd
+                   lambda m: m["build"].update(connectivity=m["build"]["connectivity"] + 8),
+                   lambda m: m.pop("build")):  # format 2 without its parameters
+        _rewrite_meta(meta, change)
+        stamp = graph.stat().st_mtime_ns
+        store = open_store(tmp_path)
+        assert store.vector_search("c", v[2], 1)[0].doc_id == "d00002"
+        assert graph.stat().st_mtime_ns != stamp  # rebuilt and saved again
+        assert read_arrays(meta)[0]["format"] == FORMAT
+        store.close()
+
+
+def test_a_query_gets_the_default_ef_search_of_the_graph_size_unless_it_asks(tmp_path,
+                                                                            monkeypatch):
+    from ragd.stores import ann_index
+
+    monkeypatch.setattr(ann_index, "EF_BASE_SIZE", 100)  # a 300-chunk graph is "large"
+    store, v = _graph_store(tmp_path)
+    ann = store._anns[1]
+    expected = ann_index.default_ef_search(300)
+    assert expected > ann_index.DEFAULT_EF_SEARCH and ann.ef_search == expected
+    store.vector_search("c", v[0], 10)
+    assert ann.index.expansion_search == expected
+    store.vector_search("c", v[0], 10, ef_search=40)
+    assert ann.index.expansion_search == 40
+    assert store.stats("c")["vector_index"]["ef_search"] == expected
+    store.close()

@@ -3,7 +3,7 @@
 The graph holds a collection's unit vectors under their chunk rowids (never reused:
 AUTOINCREMENT) and is saved beside the SQLite file as ``<store file>-c<id>.ann`` (usearch's
 own format) with ``.ann.meta`` (:mod:`ragd.stores.array_file`: the data version it is at,
-the collection it belongs to, its rowids). A saved graph is memory-mapped for searching
+the collection it belongs to, the parameters that built it, its rowids). A saved graph is memory-mapped for searching
 (opening costs nothing, pages load as the search walks them); the first write to apply
 loads it whole, since a mapped graph cannot change.
 
@@ -17,7 +17,9 @@ graph and the same results on every run.
 from __future__ import annotations
 
 import logging
+import math
 import threading
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +33,42 @@ DEFAULT_THRESHOLD = 50_000
 """Chunks from which a collection's searches use (and, on first need, build) the graph."""
 CONNECTIVITY = 16          # graph degree (HNSW M)
 EXPANSION_ADD = 64         # candidate list while building (ef_construction)
-DEFAULT_EF_SEARCH = 96     # candidate list per query (ef_search), raised to the count asked
 DTYPE = "f16"              # vectors in the graph: half the bytes; candidates are rescored
                            # exactly from the stored float32 embeddings
-FORMAT = 1
+DEFAULT_EF_SEARCH = 96     # candidate list per query (ef_search) up to EF_BASE_SIZE chunks
+EF_BASE_SIZE = 100_000     # ... beyond which the default grows with the graph's size:
+EF_GROWTH = 0.92           # ef = DEFAULT_EF_SEARCH * (size / EF_BASE_SIZE) ** EF_GROWTH
+                           # (96 at 100k, 799 at 1M: see default_ef_search)
+EF_MAX = 2048              # ... up to this
+FORMAT = 2                 # meta: 1 had no "build" (its graphs: M 16, ef_construction 64, f16)
+
+
+@dataclass(frozen=True)
+class BuildParams:
+    """What a graph was built with (saved in its meta file, so a graph is never taken for
+    one built otherwise)."""
+
+    connectivity: int = CONNECTIVITY
+    expansion_add: int = EXPANSION_ADD
+    dtype: str = DTYPE
+
+
+FORMAT1_BUILD = BuildParams(16, 64, "f16")
+"""The parameters every format-1 graph was built with (its meta did not say)."""
+
+
+def default_ef_search(size: int) -> int:
+    """The candidate list a query gets by default on a graph of ``size`` vectors.
+
+    HNSW's recall at a fixed ef_search falls as the graph grows (measured on SciFact-derived
+    vectors, docs/benchmarks.md: recall@10 0.978 at 100k but 0.830 at 1M with ef_search 96;
+    0.95 at 1M takes 640-800), so past :data:`EF_BASE_SIZE` the default grows as a power
+    of the size, the exponent fitted to those two sizes; below it stays
+    :data:`DEFAULT_EF_SEARCH`. Never more than :data:`EF_MAX`."""
+    if size <= EF_BASE_SIZE:
+        return DEFAULT_EF_SEARCH
+    grown = DEFAULT_EF_SEARCH * math.pow(size / EF_BASE_SIZE, EF_GROWTH)
+    return min(EF_MAX, int(math.ceil(grown)))
 
 
 def ann_paths(store_path: Path, cid: int) -> tuple[Path, Path, Path]:
@@ -43,10 +77,25 @@ def ann_paths(store_path: Path, cid: int) -> tuple[Path, Path, Path]:
     return Path(base + ".ann"), Path(base + ".ann.meta"), Path(base + ".ann-off")
 
 
-def _new_index(dims: int) -> Any:
+def _new_index(dims: int, params: BuildParams) -> Any:
     from usearch.index import Index
-    return Index(ndim=dims, metric="cos", dtype=DTYPE, connectivity=CONNECTIVITY,
-                 expansion_add=EXPANSION_ADD, expansion_search=DEFAULT_EF_SEARCH)
+    return Index(ndim=dims, metric="cos", dtype=params.dtype, connectivity=params.connectivity,
+                 expansion_add=params.expansion_add, expansion_search=DEFAULT_EF_SEARCH)
+
+
+def build_params_of(meta: dict[str, Any]) -> BuildParams | None:
+    """The parameters a saved graph's meta says built it; None for a format this code does
+    not know (the graph is then rebuilt, never misread)."""
+    if meta.get("format") == 1:
+        return FORMAT1_BUILD
+    build = meta.get("build")
+    if meta.get("format") != FORMAT or not isinstance(build, dict):
+        return None
+    try:
+        return BuildParams(int(build["connectivity"]), int(build["expansion_add"]),
+                           str(build["dtype"]))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 class AnnIndex:
@@ -54,8 +103,9 @@ class AnnIndex:
     never sees a graph half changed)."""
 
     def __init__(self, dims: int, path: Path, ident: dict[str, Any], index: Any,
-                 rowids: np.ndarray, version: int, viewed: bool) -> None:
-        self.dims, self.path, self.ident = dims, path, ident
+                 rowids: np.ndarray, version: int, viewed: bool,
+                 params: BuildParams = BuildParams()) -> None:
+        self.dims, self.path, self.ident, self.params = dims, path, ident, params
         self.index, self.rowids, self.version = index, rowids, version
         self.viewed = viewed
         self.dirty = False
@@ -69,15 +119,22 @@ class AnnIndex:
     def size(self) -> int:
         return len(self.rowids)
 
+    @property
+    def ef_search(self) -> int:
+        """The default candidate list of a query on this graph (:func:`default_ef_search`)."""
+        return default_ef_search(self.size)
+
     @classmethod
     def build(cls, dims: int, path: Path, ident: dict[str, Any], version: int,
-              rowids: np.ndarray, matrix: np.ndarray) -> "AnnIndex":
+              rowids: np.ndarray, matrix: np.ndarray,
+              params: BuildParams = BuildParams()) -> "AnnIndex":
         """A graph of ``matrix``'s rows (``rowids`` ascending), built single-threaded."""
-        index = _new_index(dims)
+        index = _new_index(dims, params)
         if len(rowids):
             index.add(rowids.astype(np.uint64), np.ascontiguousarray(matrix, np.float32),
                       threads=1, copy=True)
-        return cls(dims, path, ident, index, np.asarray(rowids, np.int64), version, False)
+        return cls(dims, path, ident, index, np.asarray(rowids, np.int64), version, False,
+                   params)
 
     @classmethod
     def open(cls, dims: int, path: Path, meta_path: Path, ident: dict[str, Any]
@@ -88,7 +145,8 @@ class AnnIndex:
         if found is None or not path.exists():
             return None
         meta, arrays = found
-        if (meta.get("format") != FORMAT or meta.get("collection") != ident
+        params = build_params_of(meta)
+        if (params is None or meta.get("collection") != ident
                 or meta.get("dims") != dims or meta.get("bytes") != path.stat().st_size):
             return None
         from usearch.index import Index
@@ -98,9 +156,10 @@ class AnnIndex:
             log.warning("cannot open the vector index %s: %s", path, exc)
             return None
         rowids = np.array(arrays["rowids"], dtype=np.int64)
-        if index is None or len(index) != len(rowids):
+        if (index is None or len(index) != len(rowids)
+                or index.connectivity != params.connectivity):
             return None
-        return cls(dims, path, ident, index, rowids, int(meta["version"]), True)
+        return cls(dims, path, ident, index, rowids, int(meta["version"]), True, params)
 
     def save(self, meta_path: Path) -> bool:
         """Write the graph and its meta file; False when they cannot be written."""
@@ -111,6 +170,7 @@ class AnnIndex:
                 tmp.replace(self.path)
                 write_arrays(meta_path, {"format": FORMAT, "collection": self.ident,
                                          "dims": self.dims, "version": self.version,
+                                         "build": asdict(self.params),
                                          "bytes": self.path.stat().st_size},
                              {"rowids": self.rowids})
             except (OSError, RuntimeError) as exc:
@@ -164,12 +224,12 @@ class AnnIndex:
     def search(self, query: np.ndarray, count: int, ef_search: int | None = None
                ) -> list[tuple[int, float]]:
         """Up to ``count`` (rowid, approximate cosine) pairs, nearest first; ``ef_search``: the
-        candidate list for this query (default :data:`DEFAULT_EF_SEARCH`, at least
-        ``count``)."""
+        candidate list for this query (default :attr:`ef_search`, by the graph's size; at
+        least ``count``)."""
         with self.lock:
             if not len(self.rowids) or count <= 0:
                 return []
-            ef = max(int(ef_search or DEFAULT_EF_SEARCH), count)
+            ef = max(int(ef_search or self.ef_search), count)
             if self.index.expansion_search != ef:
                 self.index.expansion_search = ef
             found = self.index.search(np.asarray(query, np.float32), min(count, self.size),

@@ -158,4 +158,6 @@ class SQLiteVectorIndex:
             return {"kind": "hnsw", "library": "usearch", "saved": graph.exists()} \
                 if graph.exists() else {}
         return {"kind": "hnsw", "library": "usearch", "chunks": ann.size,
-                "data_version": ann.version}
+                "data_version": ann.version, "connectivity": ann.params.connectivity,
+                "expansion_add": ann.params.expansion_add, "dtype": ann.params.dtype,
+                "ef_search": ann.ef_search}
