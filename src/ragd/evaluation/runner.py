@@ -79,7 +79,7 @@ def plan_dict(plan: Plan) -> dict[str, Any]:
 def plan_label(plan: Plan) -> str:
     if plan.mode != "hybrid":
         return f"{plan.mode}, pool {plan.pool}"
-    fusion = f"rrf k={plan.rrf_k}" if plan.fusion == "rrf" else "weighted " + ", ".join(
+    fusion = f"rrf k={plan.rrf_k}" if plan.fusion == "rrf" else f"{plan.fusion} " + ", ".join(
         f"{name} {w:g}" for name, w in plan.weights.items())
     return f"hybrid {fusion}, pool {plan.pool}"
 
