@@ -44,7 +44,7 @@ class SearchRequest(_Request):
                           "(default: the profile's)")
     mode: Mode | None = Field(None, description="vector, lexical or hybrid")
     fusion: str | None = Field(None, min_length=1, max_length=64,
-                               description="hybrid fusion method: rrf or weighted")
+                               description="hybrid fusion method: rrf, weighted or zscore")
     tags_any: list[Tag] = Field(default_factory=list, max_length=MAX_FILTER_ITEMS,
                                 description="keep chunks with any of these tags")
     tags_all: list[Tag] = Field(default_factory=list, max_length=MAX_FILTER_ITEMS,
