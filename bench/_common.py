@@ -181,6 +181,18 @@ def make_console():
     return console
 
 
+def print_table(console: Any, title: str, columns: list[str], rows: list[list[Any]]) -> None:
+    """A rich table: the first column left-aligned (names), the others right-aligned (figures)."""
+    from rich.table import Table
+
+    table = Table(title=title)
+    for c in columns:
+        table.add_column(c, justify="right" if c != columns[0] else "left")
+    for r in rows:
+        table.add_row(*[str(v) for v in r])
+    console.print(table)
+
+
 def human_bytes(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":

@@ -32,10 +32,9 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (SCIFACT, load_average, machine_info, make_console, median,  # noqa: E402
+from _common import (SCIFACT, load_average, machine_info, make_console, print_table, median,  # noqa: E402
                      percentile, pgserver, write_results)
 from postgres import _fresh, _url, scifact_documents  # noqa: E402
-from rich.table import Table  # noqa: E402
 
 from ragd.analysis import analyze_batch  # noqa: E402
 from ragd.evaluation.beir import load_beir  # noqa: E402
@@ -51,12 +50,7 @@ K = 10
 
 
 def _table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
-    table = Table(title=title)
-    for c in columns:
-        table.add_column(c, justify="right" if c != columns[0] else "left")
-    for r in rows:
-        table.add_row(*[str(v) for v in r])
-    console.print(table)
+    print_table(console, title, columns, rows)
 
 
 def _replicas(docs: list, copies: int) -> list:

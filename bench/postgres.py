@@ -44,9 +44,8 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import (RESULTS_DIR, SCIFACT, cpu_times, load_average, machine_info, make_console,  # noqa: E402
+from _common import (RESULTS_DIR, SCIFACT, cpu_times, load_average, machine_info, make_console, print_table,  # noqa: E402
                      median, percentile, pgserver, steal_share, write_results)
-from rich.table import Table  # noqa: E402
 
 from ragd.chunking import chunk_document  # noqa: E402
 from ragd.ingest.loaders import LoadOptions, iter_documents  # noqa: E402
@@ -195,12 +194,7 @@ def _fresh(dsn: str, schema: str, **options: Any):
 
 
 def _table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
-    table = Table(title=title)
-    for c in columns:
-        table.add_column(c, justify="right" if c != columns[0] else "left")
-    for r in rows:
-        table.add_row(*[str(x) for x in r])
-    console.print(table)
+    print_table(console, title, columns, rows)
 
 
 # -- ingest ----------------------------------------------------------------------------------
