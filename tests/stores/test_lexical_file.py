@@ -22,15 +22,30 @@ def put(store, rng, doc_id: str, n: int = 3) -> None:
                           rng.normal(size=(n, 3)).astype(np.float32))
 
 
-def fresh_ranking(store, terms, limit=20):
-    """The ranking of a BM25 index built in memory from the rows, the reference."""
-    from ragd.analysis import query_analyze, term_hash
+def saved_store(tmp_path, rng, documents: int) -> None:
+    """A store of ``documents`` random documents whose postings were saved by a search."""
+    store = open_store(tmp_path)
+    store.create_collection("c", "m", 3, {})
+    for i in range(documents):
+        put(store, rng, f"d{i:03d}")
+    store.lexical_search("c", ["alpha"], 5)
+    store.close()
+
+
+def fresh_index(store) -> LexicalIndex:
+    """A BM25 index built in memory from the stored rows: the reference."""
     rows = store._conn.execute("SELECT id, doc_id, chunk_index, terms FROM chunks ORDER BY id"
                                ).fetchall()
     index = LexicalIndex()
     index.load(0, np.array([r[0] for r in rows]), [(r[1], r[2]) for r in rows],
                [r[3] for r in rows])
-    return index.top([term_hash(t) for t in query_analyze(terms)], limit)
+    return index
+
+
+def fresh_ranking(store, terms, limit=20):
+    """The ranking of :func:`fresh_index`, the reference."""
+    from ragd.analysis import query_analyze, term_hash
+    return fresh_index(store).top([term_hash(t) for t in query_analyze(terms)], limit)
 
 
 def ranking(store, terms, limit=20):
@@ -57,12 +72,7 @@ def test_reopened_store_maps_the_saved_postings_and_ranks_identically(tmp_path):
 
 def test_writes_and_deletes_from_another_process_are_seen_exactly(tmp_path):
     rng = np.random.default_rng(5)
-    store = open_store(tmp_path)
-    store.create_collection("c", "m", 3, {})
-    for i in range(60):
-        put(store, rng, f"d{i:03d}")
-    store.lexical_search("c", ["alpha"], 5)  # saves the postings
-    store.close()
+    saved_store(tmp_path, rng, 60)
     other = open_store(tmp_path)  # writes without ever loading the index
     other.delete_document("c", "d007")
     put(other, rng, "d010")  # replaced: old rows dead, new rows in the delta
@@ -78,12 +88,7 @@ def test_writes_and_deletes_from_another_process_are_seen_exactly(tmp_path):
 
 def test_a_stale_file_is_rebuilt_and_a_dropped_collection_leaves_none(tmp_path):
     rng = np.random.default_rng(9)
-    store = open_store(tmp_path)
-    store.create_collection("c", "m", 3, {})
-    for i in range(10):
-        put(store, rng, f"d{i:03d}")
-    store.lexical_search("c", ["alpha"], 5)
-    store.close()
+    saved_store(tmp_path, rng, 10)
     other = open_store(tmp_path)
     for i in range(10, 500):  # far more rows than the file holds
         put(other, rng, f"d{i:03d}")
@@ -102,22 +107,13 @@ def test_a_stale_file_is_rebuilt_and_a_dropped_collection_leaves_none(tmp_path):
 def test_pruned_search_over_the_mapped_file_ranks_like_a_fresh_build(tmp_path):
     from ragd.analysis import query_analyze, term_hash
     rng = np.random.default_rng(17)
-    store = open_store(tmp_path)
-    store.create_collection("c", "m", 3, {})
-    for i in range(80):
-        put(store, rng, f"d{i:03d}")
-    store.lexical_search("c", ["alpha"], 5)
-    store.close()
+    saved_store(tmp_path, rng, 80)
     other = open_store(tmp_path)
     other.delete_document("c", "d003")
     put(other, rng, "n001")
     other.close()
     store = open_store(tmp_path)
-    rows = store._conn.execute("SELECT id, doc_id, chunk_index, terms FROM chunks ORDER BY id"
-                               ).fetchall()
-    fresh = LexicalIndex()
-    fresh.load(0, np.array([r[0] for r in rows]), [(r[1], r[2]) for r in rows],
-               [r[3] for r in rows])
+    fresh = fresh_index(store)
     store.lexical_search("c", ["alpha"], 5)
     view = store._lexical[1].view()
     assert len(view.delta.lengths) and not view.main.rows.flags.owndata  # mapped, a delta
