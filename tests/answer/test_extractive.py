@@ -25,16 +25,26 @@ def fact(i: int, text: str, score: float = 0.5) -> Fact:
 _TEXT = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=16).map(" ".join),
                  min_size=1, max_size=8).map(lambda parts: ". ".join(parts) + ".")
 
+def synthesis_cases(test):
+    """Run ``test`` on random passages, a question of their words, and the coverage and
+    relative bars."""
+    return settings(max_examples=150, deadline=None)(given(
+        texts=st.lists(_TEXT, min_size=1, max_size=6),
+        question=st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join),
+        min_cov=st.floats(0, 1), relative=st.floats(0, 1))(test))
 
-@settings(max_examples=150, deadline=None)
-@given(texts=st.lists(_TEXT, min_size=1, max_size=6),
-       question=st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join),
-       min_cov=st.floats(0, 1), relative=st.floats(0, 1))
-def test_property_every_picked_sentence_is_a_quote_of_its_fact(texts, question, min_cov,
-                                                               relative):
+
+def case(texts, question):
+    """(facts, question terms, term weights) of one generated case."""
     facts = [fact(i, t, 0.1 + 0.1 * i) for i, t in enumerate(texts)]
     terms = question_terms(question)
-    weight = weights(terms, [set(analyze(t)) for t in texts])
+    return facts, terms, weights(terms, [set(analyze(t)) for t in texts])
+
+
+@synthesis_cases
+def test_property_every_picked_sentence_is_a_quote_of_its_fact(texts, question, min_cov,
+                                                               relative):
+    facts, terms, weight = case(texts, question)
     kept, _ = filter_facts(terms, facts, max_facts=6)
     picks = synthesize(terms, weight, kept, max_sentences=6, min_coverage=min_cov,
                        relative=relative)
@@ -157,16 +167,11 @@ def test_a_passages_first_line_restating_its_heading_is_never_an_answer():
     assert heading in texts
 
 
-@settings(max_examples=150, deadline=None)
-@given(texts=st.lists(_TEXT, min_size=1, max_size=6),
-       question=st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join),
-       min_cov=st.floats(0, 1), relative=st.floats(0, 1))
+@synthesis_cases
 def test_property_a_candidate_sentence_always_leaves_an_answer(texts, question, min_cov,
                                                                relative):
     """When some sentence reaches the coverage bar, the relative bars never reject them all."""
-    facts = [fact(i, t, 0.1 + 0.1 * i) for i, t in enumerate(texts)]
-    terms = question_terms(question)
-    weight = weights(terms, [set(analyze(t)) for t in texts])
+    facts, terms, weight = case(texts, question)
     everything = synthesize(terms, weight, facts, max_sentences=50, min_coverage=min_cov,
                             relative=0.0)
     picks = synthesize(terms, weight, facts, max_sentences=6, min_coverage=min_cov,
