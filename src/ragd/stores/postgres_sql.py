@@ -256,6 +256,12 @@ class ServerInfo:
     search_path: str
 
 
+def _search_path(conn: psycopg.Connection, schema: str) -> str:
+    """The session's search path with the store's schema first."""
+    base_path = conn.execute("SELECT current_setting('search_path')").fetchone()[0]
+    return f'"{schema}", {base_path}' if base_path.strip() else f'"{schema}"'
+
+
 def read_only_reason(conn: psycopg.Connection) -> str:
     """Why this session cannot write ("" when it can): a server in recovery (a hot-standby
     read replica), or a session whose transactions are read-only by default."""
@@ -287,8 +293,7 @@ def inspect(conn: psycopg.Connection, schema: str) -> ServerInfo:
                 "migrate it on the primary (`ragd store init`), then search the replica")
         raise StoreError(f"schema {schema!r} is at version {current}; this ragd reads version "
                          f"{SCHEMA_VERSION} and a read-only server cannot migrate it: {hint}")
-    base_path = conn.execute("SELECT current_setting('search_path')").fetchone()[0]
-    search_path = f'"{schema}", {base_path}' if base_path.strip() else f'"{schema}"'
+    search_path = _search_path(conn, schema)
     server = conn.execute("SELECT current_setting('server_version')").fetchone()[0]
     return ServerInfo(current, server, row[0], search_path)
 
@@ -312,8 +317,7 @@ def migrate(conn: psycopg.Connection, schema: str) -> ServerInfo:
         if encoding.upper() not in ("UTF8", "UTF-8"):
             raise StoreError(f"the database's encoding is {encoding}; ragd needs a UTF8 "
                              "database (CREATE DATABASE ... ENCODING 'UTF8')")
-        base_path = conn.execute("SELECT current_setting('search_path')").fetchone()[0]
-        search_path = f'"{schema}", {base_path}' if base_path.strip() else f'"{schema}"'
+        search_path = _search_path(conn, schema)
         conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
         conn.execute("SELECT set_config('search_path', %s, true)", (search_path,))
         conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, "
