@@ -103,7 +103,7 @@ def test_facts_filter_drops_noise_off_topic_and_duplicates():
 
 
 def test_pdf_options_definitions_follow_fragments_context_and_bullets():
-    from ragd.answer.extractive import definition_subject, defines
+    from ragd.answer.shapes import definition_subject, defines
 
     assert definition_subject("What is an electronic signature under 21 CFR Part 11?") == [
         "electron", "signatur"]

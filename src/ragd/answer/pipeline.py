@@ -26,9 +26,10 @@ from ..retrieval.threshold import relevance as relevance_of
 from ..types import Candidate
 from . import audit as _audit
 from .checks import answer_type, outside_terms, satisfies, unanswered_terms
-from .extractive import definition_subject, filter_facts, synthesize
+from .extractive import filter_facts, synthesize
 from .gates import Draft, run_checks
 from .render import render
+from .shapes import definition_subject
 from .support import check_sentences
 from .terms import QUESTION_WORDS, coverage, question_terms, weights
 from .types import ANSWERED, REFUSED, Answer, Dropped, Evidence, Fact, Rejection, Sentence, Trace
