@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Sequence
 
 from ..analysis import analyze
 from ..chunking import split_sentences
-from .shapes import defines, fragment, is_heading
+from .shapes import defines, fragment, glossary, is_heading, lead
 from .terms import coverage
 from .types import Fact
 
@@ -89,6 +89,15 @@ def _spans(quote: str) -> list[tuple[int, int]]:
     return out
 
 
+_LABEL = re.compile(r"\(?(?:[a-z]{1,2}|[0-9]{1,2}|[ivx]{1,5})[.)]\s")
+
+
+def _item(quote: str, start: int) -> bool:
+    """Whether the sentence at ``start`` is a list item: after a bullet, or labelled."""
+    before = quote[:start].rstrip()
+    return before[-1:] in "•■●▪◦" and bool(before) or bool(_LABEL.match(quote, start))
+
+
 Similarity = Callable[[Sequence[str]], Sequence[float]]
 """Cosine of each text with the question (the embedding model's), for the extractive path."""
 
@@ -114,7 +123,10 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     title and heading path) counts towards the coverage of each of its sentences: a
     sentence under "Annex 11 > 9. Audit Trails" covers "Annex 11" and "audit trail". Without
     ``fragments``, a sentence starting in lower case (cut by a passage boundary) is not
-    picked. (With ``context_terms`` the similarity also reads the passage's context line.) A bulleted item is a sentence of its own. With ``follow``, each picked sentence
+    picked. (With ``context_terms`` the similarity also reads the passage's context line.) A
+    bulleted item is a sentence of its own, and a picked sentence that introduces a list
+    ("These four elements are:") brings the items that follow it; a heading run into a sentence is left out of it
+    (:func:`~ragd.answer.shapes.lead`), unless it is the term a glossary entry defines. With ``follow``, each picked sentence
     brings up to that many sentences that follow it in its passage (a definition's or a
     list's continuation), within ``max_sentences``. ``similarity_weight`` is the share of
     the similarity in a sentence's score (the rest: coverage, passage relevance,
@@ -129,16 +141,24 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     passage = {f.key: coverage(question_terms, weight, set(analyze(f.quote)) | around[f.key])
                for f in facts}
     rows: list[tuple[Fact, str, int, float, float]] = []  # fact, text, position, cov, prior
+    items: dict[tuple[str, int], tuple[str, bool]] = {}  # every sentence, and is it an item
     for rank, f in enumerate(facts):
         quote = f.quote
         label = set(analyze(" ".join((f.evidence.context, f.evidence.title,
                                       f.evidence.citation))))
         for position, (start, end) in enumerate(_spans(quote)):
             raw = quote[start:end]
+            cut = lead(raw)
+            heading = ""
+            if cut and not (glossary(raw[:cut]) or (define and defines(raw, define))):
+                heading, raw = raw[:cut], raw[cut:]  # the statement, without its heading ...
+            items[(f.key, position)] = (normal(raw), _item(quote, end - len(raw)))
             if is_heading(raw, label, first=position == 0) or (not fragments and fragment(raw)):
                 continue
             text = normal(raw)
-            cov = coverage(question_terms, weight, set(analyze(text)) | around[f.key])
+            # ... which still says what the statement is about, as a passage's context does
+            cov = coverage(question_terms, weight,
+                           set(analyze(f"{heading} {text}")) | around[f.key])
             if f.evidence.pinned:  # the question names this passage's section: it is the subject
                 cov = max(cov, min_coverage, passage[f.key])
             # the passage's place in the context (ordered by the evidence checks: the
@@ -193,6 +213,16 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         if len(chosen) >= max_sentences:
             break
         if not take(p):
+            continue
+        if p.text.endswith(":"):            # it introduces a list: its items, short or not,
+            last = p.text                   # while they are bulleted, labelled or run on (";")
+            for step in range(1, max_sentences):
+                text, item = items.get((p.fact.key, p.position + step), ("", False))
+                if not text or len(chosen) >= max_sentences or not (
+                        item or last.endswith((":", ";", ",", " and", " or"))):
+                    break
+                take(Pick(p.fact, text, p.position + step, p.coverage, 0.0))
+                last = text
             continue
         for step in range(1, follow + 1):   # the sentences that continue it
             row = at.get((p.fact.key, p.position + step))

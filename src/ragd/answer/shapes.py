@@ -54,19 +54,107 @@ def definition_subject(question: str) -> list[str]:
 def defines(sentence: str, subject: Sequence[str]) -> bool:
     """Whether a sentence reads as a definition of ``subject`` ("Electronic signature means
     ...", "(7) Electronic signature means ...", "Design space: The multidimensional ...",
-    "For purposes of this document, the term OOS results includes ...")."""
+    "For purposes of this document, the term OOS results includes ...", or a glossary entry
+    whose term stands in capitals before its definition: "QUALITY RISK MANAGEMENT (QRM) A
+    systematic process for ...")."""
     if not subject:
         return False
     m = _DEFINES.match(sentence)
+    heads = [m.group("head") if m else ""]
+    cut = lead(sentence)
+    if cut and _caps(sentence[:cut].split()[0]):
+        heads.append(re.sub(r"\([^)]*\)\s*$", "", sentence[:cut].strip()))
+    for extra, text in zip((4, 1), heads):   # a glossary's term is the term, nearly alone
+        head = analyze(text)
+        if head and set(subject) <= set(head) and len(head) <= len(subject) + extra:
+            return True
+    return False
+
+
+_NUMBERED = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,3})+\.?|\d{1,2}\.)\s+(?=\S)")
+# closed-class words a statement may open with, and words a heading does not end on
+_OPENERS = frozenset(
+    "the this these those that a an each every all any some such it its there in if when "
+    "where whenever for to as on at by once after before during under with without although "
+    "while unless".split())
+_SMALL = frozenset("a an and as at by for from in of on or the to with".split())
+
+
+def _caps(token: str) -> bool:
+    """A word in capitals ("GUIDELINE", "Q9(R1)"): letters, none of them lower case."""
+    return sum(ch.isalpha() for ch in token) >= 2 and not any(ch.islower() for ch in token)
+
+
+def _opens(token: str) -> bool:
+    """A word in sentence case: a capital, then lower case ("This", "Quality")."""
+    return len(token) >= 2 and token[0].isupper() and token[1:].replace("-", "").isalpha() \
+        and token[1:].islower()
+
+
+_TERM_ABBR = re.compile(r"^\s*[^\W\d_][^()]{0,60}\s\(\s*[A-Za-z][A-Za-z0-9+&/-]{1,9}\s*\)\s*$")
+
+
+def glossary(head: str) -> bool:
+    """Whether a heading cut off a statement is a glossary entry's term: a few words with
+    their abbreviation ("QUALITY RISK MANAGEMENT (QRM)"), which the definition needs."""
+    return bool(_TERM_ABBR.match(head)) and len(head.split()) <= 8
+
+
+def lead(sentence: str) -> int:
+    """Where the statement starts when a heading is glued before it, else 0.
+
+    The PDF text of a page runs a heading into the paragraph under it: a run of words in
+    capitals (three, or two long ones: "PRODUCT QUALITY This section ...") ("ICH HARMONISED GUIDELINE QUALITY RISK MANAGEMENT Q9(R1) Draft
+    version ..."), or a numbered heading in title case ("3.2 Pharmaceutical Quality System
+    Elements The elements described below ...", "1.6.2 Quality Risk Management Quality risk
+    management is ..."). The statement starts at the first word in sentence case that
+    opens it: one followed by a word in lower case, after a heading word that is not a
+    small word ("Elements of the PQS are ..." stays whole). The rest must still be a
+    statement of four words or more."""
+    tokens = [(m.start(), m.group()) for m in re.finditer(r"\S+", sentence)]
+    cut = 0
+    caps: list[int] = []                            # letters of each long word in capitals
+    for _, word in tokens:
+        if any(ch.islower() for ch in word):
+            break
+        letters = sum(ch.isalpha() for ch in word)
+        if _caps(word) and letters >= 3:
+            caps.append(letters)
+        cut += 1
+    if 0 < cut < len(tokens) and tokens[cut - 1][1] in ("A", "I") and tokens[cut][1][:1].islower():
+        cut -= 1                                    # "... MANAGEMENT A systematic process"
+    if (len(caps) >= 3 or (len(caps) == 2 and sum(caps) >= 10)) and cut < len(tokens) \
+            and (_opens(tokens[cut][1]) or tokens[cut][1] in ("A", "I")):
+        return tokens[cut][0] if len(tokens) - cut >= 4 else 0
+    m = _NUMBERED.match(sentence)
     if not m:
-        return False
-    head = analyze(m.group("head"))
-    return bool(head) and set(subject) <= set(head) and len(head) <= len(subject) + 4
+        return 0
+    words = [(start, word) for start, word in tokens if start >= m.end()]
+    for i, (_, word) in enumerate(words):
+        if word[:1].islower() and word.lower() not in _SMALL:
+            break                                   # the first lower-case content word
+        if not (word[:1].isupper() or word[:1].isdigit() or word.lower() in _SMALL):
+            return 0
+    else:
+        return 0
+    start = i - 1                                   # the word that opens the statement
+    if start < 0 or not _opens(words[start][1]) or len(words) - start < 4:
+        return 0
+    if start == 0 or words[start][1].lower() in _OPENERS:
+        return words[start][0]
+    before = words[start - 1][1]
+    return words[start][0] if before.lower() not in _SMALL and not _caps(words[start][1]) else 0
+
+
+_CONTENTS = re.compile(r"(?:\s*§\s*\d[\d.]*[a-z]?\s+[^§.]{2,100}\.){2,}\s*")
+_LABELS = re.compile(r"^\s*(?:\(\s*[a-zA-Z0-9]{1,5}\s*\)\s*)+")
 
 
 def is_heading(sentence: str, label: set[str] = frozenset(), first: bool = False) -> bool:
     """A heading, citation header or title line rather than a statement: short, a Markdown
-    heading, made mostly of references and numbers, or (a line of at most 12 words, or the
+    heading, made mostly of references and numbers, a title in capitals or in title case
+    ("( e ) Destination Control Statement."), a table of contents ("§ 11.100 General
+    requirements. § 11.200 Electronic signature components."), or (a line of at most 12 words, or the
     passage's ``first`` line at any length: "Section 89. Act done in good faith for benefit
     of child ...") only words of the passage's own heading or title (``label``)."""
     words = sentence.split()
@@ -75,5 +163,13 @@ def is_heading(sentence: str, label: set[str] = frozenset(), first: bool = False
     letters = sum(ch.isalpha() for ch in sentence)
     if letters < 0.55 * len(sentence.replace(" ", "")):
         return True
+    if not any(ch.islower() for ch in sentence) and sum(map(_caps, words)) >= 3:
+        return True                                 # a title in capitals
+    body = _LABELS.sub("", sentence)               # "( e ) ", "(iv) ": a paragraph's label
+    named = [w for w in re.findall(r"[^\W\d_][^\W\d_'’-]*", body) if w.lower() not in _SMALL]
+    if named and len(words) <= 14 and all(w[0].isupper() for w in named):
+        return True                                 # a title in title case
+    if _CONTENTS.fullmatch(sentence):
+        return True                                 # "§ 11.100 General requirements. § 11.200 ..."
     terms = set(analyze(sentence))
     return bool(label) and (len(words) <= 12 or first) and bool(terms) and terms <= label

@@ -21,7 +21,7 @@ QUESTION_WORDS = frozenset(analyze(
     "allow allowed allows permit permitted apply applies mean means meaning define defined "
     "definition describe explain tell say says said give list example happen happens get "
     "make use used using under about regarding concerning there any some anyone someone "
-    "i me my we our you your they them it its also just please exactly"))
+    "i me my we our you your they them it its also just please exactly according"))
 
 _CODE = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z0-9]+$")
 

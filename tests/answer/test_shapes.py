@@ -1,0 +1,130 @@
+"""Sentence shapes: headings run into a statement, glossary entries, titles."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragd.analysis import analyze
+from ragd.answer.extractive import synthesize
+from ragd.answer.shapes import defines, glossary, is_heading, lead
+from ragd.answer.terms import question_terms, weights
+from ragd.answer.types import Evidence, Fact
+
+
+def rest(sentence: str) -> str:
+    return sentence[lead(sentence):]
+
+
+def test_a_heading_in_capitals_or_numbered_title_case_is_cut_off_its_statement():
+    assert rest("ICH HARMONISED GUIDELINE QUALITY RISK MANAGEMENT Q9(R1) Draft version "
+                "endorsed on 18 November 2021") == "Draft version endorsed on 18 November 2021"
+    assert rest("PRODUCT QUALITY This section describes the lifecycle goals.") == (
+        "This section describes the lifecycle goals.")
+    assert rest("3.2 Pharmaceutical Quality System Elements The elements described below "
+                "apply.") == "The elements described below apply."
+    assert rest("1.6.2 Quality Risk Management Quality risk management is integral to it.") == (
+        "Quality risk management is integral to it.")
+    assert rest("5.3.2 The effort assigned to data governance should be commensurate.") == (
+        "The effort assigned to data governance should be commensurate.")
+
+
+def test_statements_that_only_look_like_headings_stay_whole():
+    for sentence in ("3.2 Elements of the PQS are described below in detail.",
+                     "21 CFR 211.180 requires records to be kept.",
+                     "2.5 mg of the substance is used daily here.",
+                     "FDA CDER Guidance says that this is fine.",
+                     "EU GMP Annex 1 requires a contamination control strategy.",
+                     "NOTE TO PARAGRAPH (b): The license requirement applies.",
+                     "The FDA and EMA agree on this point.",
+                     "ICH HARMONISED GUIDELINE QUALITY Draft only."):  # too short a rest
+        assert lead(sentence) == 0, sentence
+
+
+def test_a_glossary_term_in_capitals_defines_but_a_longer_title_does_not():
+    subject = analyze("quality risk management")
+    assert defines("QUALITY RISK MANAGEMENT (QRM) A systematic process for the assessment "
+                   "of risks.", subject)
+    assert not defines("PRINCIPLES OF QUALITY RISK MANAGEMENT 75 Two primary principles of "
+                       "quality risk management are:", subject)
+    assert not defines("QUALITY RISK MANAGEMENT (QRM) A systematic process.", analyze("CAPA"))
+    assert glossary("QUALITY RISK MANAGEMENT (QRM) ")          # the term stays with its definition
+    assert not glossary("ICH GUIDELINE QUALITY RISK MANAGEMENT Q9(R1) ")   # a title does not
+
+
+def test_titles_in_capitals_or_title_case_are_headings_statements_are_not():
+    assert is_heading("PART I: CONTINUOUS MANUFACTURING OF DRUG SUBSTANCES AND PRODUCTS 1.")
+    assert is_heading("( e ) Destination Control Statement.")
+    assert is_heading("(iv) Military End Users.")
+    assert is_heading("Part 11 Electronic Records; Electronic Signatures Subpart A General")
+    assert is_heading("§ 11.100 General requirements. § 11.200 Electronic signature components "
+                      "and controls. § 11.300 Controls for identification codes.")
+    assert not is_heading("Records under § 11.10 must be kept. Copies under § 11.30 are kept.")
+    assert not is_heading("( a ) The Secretary may act on it.")
+    assert not is_heading("You may be required to enter a Destination Control Statement.")
+
+
+def _fact(key: str, text: str, title: str = "Guide") -> Fact:
+    e = Evidence(key=key, doc_id=f"{key}.pdf", chunk_id=f"c{key}", chunk_index=0, score=0.7,
+                 relevance=0.7, section_id=None, citation=f"{key}.pdf, p1", text=text,
+                 title=title, context=title)
+    return Fact(key, text, e, 0.7)
+
+
+def test_synthesis_quotes_the_statement_without_its_heading_and_a_glossary_entry_whole():
+    facts = [_fact("E1", "3.2 Pharmaceutical Quality System Elements The four elements of "
+                         "the pharmaceutical quality system are listed below."),
+             _fact("E2", "QUALITY RISK MANAGEMENT (QRM) A systematic process for the "
+                         "assessment, control, communication and review of risks.")]
+    for q, expected in (
+            ("What are the pharmaceutical quality system elements?",
+             "The four elements of the pharmaceutical quality system are listed below."),
+            ("What is quality risk management?",
+             "QUALITY RISK MANAGEMENT (QRM) A systematic process for the assessment, control, "
+             "communication and review of risks.")):
+        terms = question_terms(q)
+        weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+        picks = synthesize(terms, weight, facts, max_sentences=2, min_coverage=0.3,
+                           define=analyze(q.split(" is ")[-1]) if " is " in q else ())
+        assert expected in [p.text for p in picks]
+
+
+_WORDS = st.sampled_from(["QUALITY", "RISK", "A", "I", "1.2", "3.", "Q9(R1)", "The", "This",
+                          "Quality", "risk", "of", "the", "elements", "described", "FDA",
+                          "(QRM)", "are", "is", "below", "Elements", "21", "CFR"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDS, min_size=1, max_size=14))
+def test_property_a_cut_leaves_a_suffix_of_four_words_or_more(words):
+    sentence = " ".join(words) + "."
+    cut = lead(sentence)
+    assert 0 <= cut < len(sentence)
+    if cut:
+        assert sentence.endswith(sentence[cut:]) and len(sentence[cut:].split()) >= 4
+        assert not sentence[cut - 1].strip()            # cut at a word's start
+
+
+def test_a_picked_list_introduction_brings_its_items_and_a_cut_heading_still_counts():
+    facts = [_fact("E1", "The elements described below apply in part. These four elements "
+                         "are: • Process performance monitoring system; • Corrective action "
+                         "system; • Change management system; • Management review. Other "
+                         "guidance covers the rest of the lifecycle.")]
+    q = "What are the four quality system elements?"
+    terms = question_terms(q)
+    weight = weights(terms, [set(analyze(facts[0].quote))])
+    texts = [p.text for p in synthesize(terms, weight, facts, max_sentences=6,
+                                        min_coverage=0.3, relative=0.99)]
+    assert texts[0] == "These four elements are:"
+    assert texts[1:] == ["Process performance monitoring system;", "Corrective action system;",
+                         "Change management system;", "Management review."]
+    # the heading cut off a statement still tells what the statement is about
+    facts = [_fact("E1", "4 CHANGE MANAGEMENT PROTOCOL (PACMP) 4.1 Definition of a PACMP A "
+                         "PACMP is a regulatory tool for planned changes."),
+             _fact("E2", "Changes are planned by the holder of the authorisation.")]
+    terms = question_terms("What is a change management protocol?")
+    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+    picks = synthesize(terms, weight, facts, max_sentences=1, min_coverage=0.3)
+    assert [p.text for p in picks] == [
+        "Definition of a PACMP A PACMP is a regulatory tool for planned changes."]
+    assert picks[0].coverage == 1.0
