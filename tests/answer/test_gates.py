@@ -6,8 +6,9 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from ragd.answer.checks import salient_units
-from ragd.answer.gates import (ANSWER_CHECKS, Draft, numbers_in, run_checks, stated_figures,
-                               unsupplied, usual_or_current)
+from ragd.answer.gates import (ANSWER_CHECKS, Draft, asked_action, asks_wording, numbers_in,
+                               run_checks, stated_figures, steps_asked, unsupplied,
+                               usual_or_current, wording_asked)
 from ragd.errors import ConfigError
 from ragd.profiles import load_profile
 
@@ -117,6 +118,46 @@ def test_stated_figures_pass_whenever_the_evidence_states_them(q, evidence, figu
 
 # the registry and profiles ----------------------------------------------------------------
 
+# steps_asked, wording_asked ----------------------------------------------------------------
+
+@pytest.mark.parametrize("question, action", [
+    ("How do I apply to OFAC for a specific license?", "appl"),
+    ("How can a manufacturer obtain approval?", "obta"),
+    ("How to register as an exporter?", "regist"),
+    ("how do I get anticipatory bail", None),             # a light verb names no action
+    ("How does the rule apply to software?", None),        # not a how-to question
+    ("What must I submit?", None),
+])
+def test_a_how_to_question_names_the_action_it_asks_the_way_to_do(question, action):
+    assert asked_action(question) == action
+
+
+def test_a_how_to_answer_must_speak_of_the_action():
+    q = "How do I apply to OFAC for a specific license?"
+    assert steps_asked(Draft(q, ("OFAC maintains controls on transactions with Cuba.",))) == \
+        "undetermined"
+    assert steps_asked(Draft(q, ("Submit an application to OFAC.",))) is None
+    assert steps_asked(Draft(q, ("Exporters apply through the online system.",))) is None
+
+
+def test_a_question_for_the_exact_wording_needs_a_quote_or_its_introduction():
+    q = "What exact wording must the destination control statement contain?"
+    assert asks_wording(q) and not asks_wording("What does the statement say about resale?")
+    assert wording_asked(Draft(q, ("You may be required to enter an appropriate Destination "
+                                   "Control Statement.",))) == "undetermined"
+    assert wording_asked(Draft(q, ("The statement must read: “These items are controlled by "
+                                   "the U.S. Government.”",))) is None
+    assert wording_asked(Draft(q, ("The statement shall read as follows:",))) is None
+
+
+@settings(max_examples=100)
+@given(WORDS, st.lists(WORDS, min_size=1, max_size=3))
+def test_steps_and_wording_pass_every_question_that_asks_neither(question, sentences):
+    assume(asked_action(question) is None and not asks_wording(question))
+    d = Draft(question, tuple(sentences))
+    assert steps_asked(d) is None and wording_asked(d) is None
+
+
 def test_run_checks_returns_the_first_refusal_in_the_listed_order():
     d = Draft("Is my product usually controlled?", ("It is controlled.",))
     assert run_checks(["usual_or_current", "facts_supplied"], d) == \
@@ -134,7 +175,7 @@ def test_every_registered_check_accepts_a_plain_answer(name):
 
 
 def test_profiles_name_checks_that_exist(tmp_path):
-    for name in ("ear", "legal-in"):
+    for name in ("ear", "legal-in", "pharma-qa"):
         assert set(load_profile(name).data["answer"]["checks"]) <= set(ANSWER_CHECKS.names())
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "bad"\n[answer]\nchecks = ["vibes"]\n')

@@ -16,6 +16,12 @@ reason, or None to let the answer stand. A check is a pure function of a
 * ``stated_figures`` — a rate or sum the question states itself ("is the threshold 10%
   or 25%?", "a fee of $500") that no accepted passage states, in digits or in words, is
   not one the documents speak of: ``not_in_documents``.
+* ``steps_asked`` — "How do I apply to ...?", "How to register ...?" asks how to do
+  something: an answer none of whose sentences speaks of that action (the verb or a word
+  made from it: "apply", "application") describes the subject, not the way: ``undetermined``.
+* ``wording_asked`` — a question asking for the exact wording or text of something is
+  answered only by a sentence that quotes it or introduces it ("... shall read:", "the
+  following statement"): else ``undetermined``.
 """
 
 from __future__ import annotations
@@ -151,5 +157,52 @@ def stated_figures_check(draft: Draft) -> str | None:
     return "not_in_documents" if any(f not in held for f in figures) else None
 
 
-__all__ = ["ANSWER_CHECKS", "AnswerCheck", "Draft", "numbers_in", "run_checks",
-           "stated_figures", "unsupplied", "usual_or_current"]
+_HOW_TO = re.compile(r"^\s*how\s+(?:(?:do|can|could|should|must|would|may|might)\s+"
+                     r"(?:i|we|you|one|they|(?:a|an|the|my|our)\s+[a-z-]+)|to)\s+"
+                     r"(?:go\s+about\s+|best\s+|actually\s+)?(?P<verb>[a-z]+)\b", re.I)
+# verbs that name no particular action ("how do I get bail", "how do I know whether ...")
+_LIGHT = frozenset("be get do make know find tell go have see work deal handle proceed "
+                   "ensure check decide determine figure".split())
+
+
+def asked_action(question: str) -> str | None:
+    """The action a how-to question asks the way to do, as the word prefix its forms share
+    ("How do I apply to OFAC ...?" → ``appl``: apply, applies, application), else None."""
+    m = _HOW_TO.match(question)
+    if not m or m.group("verb").lower() in _LIGHT:
+        return None
+    verb = m.group("verb").lower()
+    return verb[:max(4, len(verb) - 2)]
+
+
+@ANSWER_CHECKS.register("steps_asked")
+def steps_asked(draft: Draft) -> str | None:
+    """A how-to question's answer must speak of the action it asks about."""
+    action = asked_action(draft.question)
+    if action is None:
+        return None
+    words = re.findall(r"[a-z]+", " ".join(draft.sentences).lower())
+    return None if any(w.startswith(action) for w in words) else "undetermined"
+
+
+_WORDING = re.compile(r"\b(?:exact|precise|actual|specific|required)\s+(?:wording|words|text|"
+                      r"language|phrasing)\b|\bword\s+for\s+word\b|\bverbatim\b", re.I)
+_QUOTES = re.compile(r"[\"“‘«][^\"“”‘’«»]{12,}[\"”’»]|'[^']{12,}'|:\s*$|\bas follows\b|"
+                     r"\bthe following (?:statement|text|wording|words|legend|notice)\b", re.I)
+
+
+def asks_wording(question: str) -> bool:
+    """Whether a question asks for the exact wording of something."""
+    return bool(_WORDING.search(question))
+
+
+@ANSWER_CHECKS.register("wording_asked")
+def wording_asked(draft: Draft) -> str | None:
+    """A question for the exact wording needs a sentence that quotes or introduces it."""
+    if not asks_wording(draft.question):
+        return None
+    return None if any(_QUOTES.search(s) for s in draft.sentences) else "undetermined"
+
+
+__all__ = ["ANSWER_CHECKS", "AnswerCheck", "Draft", "asked_action", "asks_wording",
+           "numbers_in", "run_checks", "stated_figures", "unsupplied", "usual_or_current"]
