@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from ragd.chunking import chunk_document
-from ragd.chunking.pdf_pages import is_toc, paragraphs
+from ragd.chunking.pdf_pages import is_toc, paragraphs, strip_line_numbers
 from ragd.types import ChunkPolicy, Document
 
 POLICY = ChunkPolicy(target_tokens=40, overlap_tokens=5, max_unit_tokens=40,
@@ -78,3 +80,114 @@ def test_a_contents_page_is_not_chunked():
 def test_the_default_profile_chunks_pdfs_by_page_too():
     chunks = chunk_document(pdf_doc([body(0), body(1)]), ChunkPolicy())
     assert [c.page for c in chunks] == [1, 2]
+
+
+# --- line numbers of drafts -------------------------------------------------------------
+
+DRAFT = [
+    "The manufacturer should hold a validated process for each product and should review it",
+    "at planned intervals. Records of the review are kept with the batch documentation and",
+    "are made available to the inspectors on request.",
+    "Changes to the process are assessed before they are made and the assessment is",
+    "recorded, with the data that supports it, in the change control system of the site.",
+    "Regulation (EU) No 536/2014 sets out the principles for the products used in trials",
+    "and 21 CFR 211.180 keeps records for at least 1 year after the expiry date of the",
+    "batch, as required since 2008.",
+]
+
+
+def numbered(lines, first):
+    return [f"{first + i} {line}" for i, line in enumerate(lines)]
+
+
+def chunk_text_of(pages):
+    return " ".join(c.text for c in chunk_document(pdf_doc(pages), POLICY))
+
+
+def test_line_numbers_restarting_on_each_page_are_dropped():
+    pages = [["Guide header text"] + numbered(body(n, 60) + DRAFT + body(n + 5, 60), 1)
+             + [f"{n + 1}"]
+             for n in range(3)]                               # a printed page number last
+    text = chunk_text_of(pages)
+    assert "should hold a validated process for each product and should review it at " \
+           "planned intervals." in text
+    assert "Regulation (EU) No 536/2014 sets out" in text           # content numbers kept
+    assert "21 CFR 211.180 keeps records for at least 1 year" in text
+    assert "since 2008." in text
+    for n in range(3):
+        assert f"Sentence {n}.0 says" in text and f"{n + 1} Sentence {n}.0" not in text
+    for gone in ("it 7 at", "trials 12 and", "the 13 batch", " 11 Regulation"):
+        assert gone not in text
+    assert not re.search(r"\b(?:[1-9]|1[0-3]) (?:at|are|Changes|recorded|batch)\b", text)
+
+
+def test_line_numbers_running_through_the_document_are_dropped():
+    pages = [numbered(DRAFT + DRAFT[:4], 1 + 12 * n) for n in range(3)]
+    stripped = strip_line_numbers(pages)
+    assert stripped[0] == DRAFT + DRAFT[:4]
+    assert stripped[2][0] == DRAFT[0] and stripped[2][-1] == DRAFT[3]
+    assert "30 Regulation" not in chunk_text_of(pages)
+
+
+def test_a_short_page_going_on_from_a_numbered_one_is_stripped_too():
+    pages = [numbered(DRAFT + DRAFT, 1), numbered(DRAFT[:2], 17)]
+    assert strip_line_numbers(pages)[1] == DRAFT[:2]
+
+
+def test_numbers_on_their_own_lines_are_dropped():
+    page = [x for i, line in enumerate(DRAFT + DRAFT[:4]) for x in (str(40 + i), line)]
+    stripped = strip_line_numbers([page, page])
+    assert [ln for ln in stripped[0] if ln.strip()] == DRAFT + DRAFT[:4]
+
+
+def test_numbered_list_items_and_headings_under_line_numbers_are_kept():
+    lines = ["1. Scope", *DRAFT[:3], "2. Principle", *DRAFT[3:6], "3.2 Elements of the system",
+             *DRAFT[6:], "4 Glossary"]
+    [page] = strip_line_numbers([numbered(lines, 63)])
+    assert page == lines
+    glued = strip_line_numbers([numbered(DRAFT, 1) + ["91. What might go wrong?",
+                                                      "102. What is the likelihood?"]])
+    assert glued[0][-2:] == ["1. What might go wrong?", "2. What is the likelihood?"]
+
+
+def test_a_number_the_extractor_moved_mid_line_is_cut():
+    lines = numbered(DRAFT[:5], 1) + [
+        "6 it is a validated quantitative analytical procedure, a stability7 indicating test",
+        "8 and drug products.6 9 It will help you assemble the methods validation5 10 data",
+        "11 for the application."]
+    [page] = strip_line_numbers([lines + numbered(DRAFT, 12)])
+    assert page[5] == "it is a validated quantitative analytical procedure, a stability-indicating test"
+    assert page[6] == "and drug products.6 It will help you assemble the methods validation5 data"
+
+
+def test_pages_without_line_numbering_are_left_as_they_are():
+    toc = [f"{i} Section title number {i}" for i in range(1, 9)] + DRAFT * 3
+    lists = ["1. Scope", *DRAFT[:3], "2. Principle", *DRAFT[3:], "3. Glossary"]
+    table = ["Year Batches Rejected", "2019 120 3", "2020 131 2", "2021 140 4",
+             "2022 150 1", "2023 160 0"] + DRAFT * 2
+    cfr = ["21 CFR 211.180 General requirements.", "21 CFR 211.182 Equipment cleaning log.",
+           "21 CFR 211.184 Component records."] + DRAFT * 2
+    pages = [toc, lists, table, cfr]
+    assert strip_line_numbers(pages) == pages
+    # and one numbered list dense enough to look numbered is not a document's line numbering
+    steps = [f"{i} Step {i} of the procedure is done and recorded." for i in range(1, 13)]
+    pages = [steps] + [DRAFT * 4] * 4
+    assert strip_line_numbers(pages) == pages
+
+
+def test_a_real_line_numbered_draft_loses_its_line_numbers():
+    from helpers import shared
+    from ragd.ingest.base import FileRef, LoadOptions
+    from ragd.ingest.pdf import load_pdf
+    from ragd.profiles.profile import load_profile
+
+    folder = shared("pharma-pdfs")
+    policy = load_profile("pharma-qa").chunk_policy()
+    rel = "eu_gmp/guideline_adopted_1_en_act_part1_v3.pdf"
+    [doc] = load_pdf(FileRef(str(folder / rel), rel), LoadOptions())
+    page3 = [c.text for c in chunk_document(doc, policy) if c.page == 3]
+    text = " ".join(page3)
+    assert "With regard to EudraLex, Volume 4, Part II, it should be noted that Regulation " \
+           "(EU) No 536/2014 does not lay down requirements" in text
+    assert "No 33 536" not in text and "32 With regard" not in text
+    assert "1. SCOPE" in text or any(c.startswith("1. SCOPE") for c in page3)

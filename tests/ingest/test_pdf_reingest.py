@@ -115,3 +115,27 @@ def test_the_same_file_twice_in_one_run_is_still_reported(folder, coll, reads):
     report = ingest([folder, folder / "fda"], coll)
     assert report.unchanged == 2
     assert [f.code for f in report.skipped] == ["same_file"] and report.failed == 0
+
+
+def test_a_new_chunker_version_reads_and_rechunks_the_files(folder, coll, reads, monkeypatch):
+    from dataclasses import replace
+
+    from ragd.chunking.base import CHUNKERS
+    from ragd.ingest.pipeline import document_hash
+    from ragd.ids import canonical_json, sha256_hex
+    from ragd.types import Document
+
+    ingest([folder], coll)
+    reads.clear()
+    spec = CHUNKERS.get("pdf_pages")
+    monkeypatch.setitem(CHUNKERS._items, "pdf_pages", replace(spec, version=spec.version + 1))
+    report = ingest([folder], coll)
+    assert counts(report) == (0, 2, 0, 0) and len(reads) == 2
+    reads.clear()
+    assert counts(ingest([folder], coll)) == (0, 0, 2, 0) and reads == []
+    # a chunker at version 1 adds nothing to the hash: what stores hold stays valid
+    doc = Document(doc_id="d", text="Some text.", title="T", format="markdown")
+    policy = ChunkPolicy()
+    assert document_hash(doc, policy) == sha256_hex(canonical_json({
+        "text": doc.text, "segments": None, "title": doc.title, "format": doc.format,
+        "tags": [], "metadata": {}, "policy": policy.as_dict()}))

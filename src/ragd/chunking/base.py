@@ -3,7 +3,8 @@
 A chunker is a pure function ``(document, policy, count_tokens) -> chunks``
 registered by name with the document formats it reads and the options it
 takes (``ChunkPolicy.options``). It may also say what is ambiguous about a
-document's structure (``warnings``) without failing it. A new chunker is a new
+document's structure (``warnings``) without failing it. Its ``version`` goes up when the
+same document and policy give other chunks: a store re-chunks what it chunked before. A new chunker is a new
 module that calls :func:`register_chunker`; a profile names it in TOML.
 """
 
@@ -33,6 +34,7 @@ class ChunkerSpec:
     options: Mapping[str, type] = field(default_factory=dict)
     warnings: WarnFn | None = None
     description: str = ""
+    version: int = 1
 
 
 CHUNKERS: Registry[ChunkerSpec] = Registry("chunker")
@@ -40,10 +42,12 @@ CHUNKERS: Registry[ChunkerSpec] = Registry("chunker")
 
 def register_chunker(name: str, chunk: ChunkFn, *, formats: tuple[str, ...],
                      options: Mapping[str, type] | None = None, warnings: WarnFn | None = None,
-                     description: str = "", replace: bool = False) -> ChunkerSpec:
-    """Register ``chunk`` as the chunker ``name`` (reading documents of ``formats``)."""
+                     description: str = "", replace: bool = False,
+                     version: int = 1) -> ChunkerSpec:
+    """Register ``chunk`` as the chunker ``name`` (reading documents of ``formats``);
+    ``version``: raise it when the chunks it makes change (stores then re-chunk)."""
     spec = ChunkerSpec(name, chunk, frozenset(formats), dict(options or {}), warnings,
-                       description)
+                       description, version)
     CHUNKERS.register(name, spec, replace=replace)
     return spec
 

@@ -18,7 +18,7 @@ from ..types import Chunk, ChunkPolicy, Document, Segment
 from .base import CHUNKERS, ChunkerSpec, check_options
 from .packing import TokenCounter, word_counts
 
-__all__ = ["chunk", "chunk_document", "chunk_warnings", "resolve_chunker"]
+__all__ = ["chunk", "chunk_document", "chunk_versions", "chunk_warnings", "resolve_chunker"]
 
 FORMATS = ("text", "markdown", "segments", "pdf")
 AUTO = {"markdown": "markdown", "text": "canonical", "segments": "canonical",
@@ -57,6 +57,20 @@ def resolve_chunker(policy: ChunkPolicy, fmt: str) -> tuple[ChunkerSpec, ChunkPo
         raise UsageError(f"the {spec.name} chunker reads {needs}, not {fmt}")
     check_options(spec, policy.options)
     return spec, policy
+
+
+def chunk_versions(policy: ChunkPolicy, fmt: str | None = None) -> dict[str, int]:
+    """The versions past 1 of the chunkers ``policy`` uses for a document of ``fmt`` (any
+    format when None): part of a stored document's hash, so that a new chunker version
+    re-chunks it while a chunker still at version 1 leaves every stored hash as it was."""
+    if fmt is None:
+        names = set(AUTO.values()) if policy.chunker == "auto" else {policy.chunker}
+    else:
+        if fmt not in FORMATS:
+            fmt = "text"
+        names = {AUTO.get(fmt, "canonical") if policy.chunker == "auto" else policy.chunker}
+    specs = [CHUNKERS.get(n) for n in sorted(names) if n in CHUNKERS]
+    return {s.name: s.version for s in specs if s.version != 1}
 
 
 def _as_segment(item: Any, index: int, source: str) -> Segment:

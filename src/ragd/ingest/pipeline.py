@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..chunking import chunk_document, chunk_warnings
+from ..chunking.dispatch import chunk_versions
 from ..collection import Collection
 from ..errors import EmbedderError, EmbeddingFailureError, InvalidDocumentError
 from .. import __version__
@@ -52,11 +53,15 @@ settings (chunk policy, tags, metadata, id prefix, ragd version) when it was sto
 
 def document_hash(doc: Document, policy: ChunkPolicy) -> str:
     """Content hash of a document as it will be chunked: text, segments, title, tags,
-    metadata and the chunk policy (a new policy re-chunks everything)."""
+    metadata, the chunk policy (a new policy re-chunks everything) and its chunker's
+    version when past 1 (a new version re-chunks what that chunker made)."""
     segments = [[s.text, s.t_start, s.t_end] for s in doc.segments] if doc.segments else None
-    return sha256_hex(canonical_json({
-        "text": doc.text, "segments": segments, "title": doc.title, "format": doc.format,
-        "tags": list(doc.tags), "metadata": dict(doc.metadata), "policy": policy.as_dict()}))
+    payload = {"text": doc.text, "segments": segments, "title": doc.title, "format": doc.format,
+               "tags": list(doc.tags), "metadata": dict(doc.metadata), "policy": policy.as_dict()}
+    versions = chunk_versions(policy, "segments" if doc.segments is not None else doc.format)
+    if versions:
+        payload["chunkers"] = versions
+    return sha256_hex(canonical_json(payload))
 
 
 class _Files:
@@ -254,9 +259,13 @@ def ingest(paths: Sequence[str | Path], coll: Collection, *,
     started = time.perf_counter()
     identities = Identities(coll, replace_others=replace_others)
     keys: dict[str, str] = {}
-    run = canonical_json({"policy": (policy or coll.chunk_policy).as_dict(),
-                          "tags": list(options.tags), "metadata": dict(options.metadata),
-                          "id_prefix": options.id_prefix, "ragd": __version__})
+    settings = {"policy": (policy or coll.chunk_policy).as_dict(), "tags": list(options.tags),
+                "metadata": dict(options.metadata), "id_prefix": options.id_prefix,
+                "ragd": __version__}
+    versions = chunk_versions(policy or coll.chunk_policy)
+    if versions:   # a new chunker version reads the files again (then re-chunks them)
+        settings["chunkers"] = versions
+    run = canonical_json(settings)
 
     def unchanged_file(ref: FileRef, path: str) -> bool:
         """A whole-file document stored from this very file, place and settings: counted
