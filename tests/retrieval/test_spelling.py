@@ -33,6 +33,19 @@ def vocab() -> Vocabulary:
 ])
 def test_distance(a, b, d):
     assert osa(a, b) == d == osa(b, a)
+    assert osa(a, b, 1) == d if d <= 1 else osa(a, b, 1) > 1   # stopped early past a limit
+
+
+def test_the_early_stop_never_changes_a_distance_within_the_limit():
+    import random
+
+    rng = random.Random(3)
+    for _ in range(400):
+        a = "".join(rng.choice("abc") for _ in range(rng.randint(0, 7)))
+        b = "".join(rng.choice("abc") for _ in range(rng.randint(0, 7)))
+        full = osa(a, b)
+        for limit in (0, 1, 2):
+            assert (osa(a, b, limit) == full) if full <= limit else osa(a, b, limit) > limit
 
 
 def test_misspelt_words_are_corrected_to_the_collection_words(vocab):

@@ -39,9 +39,9 @@ def max_distance(word: str) -> int:
     return 2 if len(word) >= LONG else 1
 
 
-def osa(a: str, b: str) -> int:
+def osa(a: str, b: str, limit: int | None = None) -> int:
     """Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of
-    adjacent letters, each costing 1."""
+    adjacent letters, each costing 1 (past ``limit``: some number over it)."""
     prev2: list[int] = []
     prev = list(range(len(b) + 1))
     for i in range(1, len(a) + 1):
@@ -51,6 +51,8 @@ def osa(a: str, b: str) -> int:
             if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
                 best = min(best, prev2[j - 2] + 1)
             cur[j] = best
+        if limit is not None and min(cur) > limit and min(prev) > limit:
+            return limit + 1   # two rows over it: no later row gets back under
         prev2, prev = prev, cur
     return prev[-1]
 
@@ -90,6 +92,7 @@ class Vocabulary:
         """The closest vocabulary word to ``word`` within its allowed distance (ties: more
         chunks, then alphabetical), or None (none close enough)."""
         limit = max_distance(word)
+        wanted = _letter_counts(np.array([[ord(ch) for ch in word]], dtype=np.int32))[0]
         best: tuple[int, int, str] | None = None
         for length in range(len(word) - limit, len(word) + limit + 1):
             found = self._buckets.get(length)
@@ -97,14 +100,12 @@ class Vocabulary:
                 continue
             codes, counts, group = found
             # the bag distance (letters to add, letters to drop) never exceeds the edit
-            # distance: a cheap filter that leaves few rows for the programme
-            diff = counts - _letter_counts(np.array([[ord(ch) for ch in word]]))[0]
-            near = np.flatnonzero(np.maximum(np.where(diff > 0, diff, 0).sum(1),
-                                             np.where(diff < 0, -diff, 0).sum(1)) <= limit)
-            if not len(near):
-                continue
+            # distance; with a length difference of g it is (sum |count differences| + g)
+            # / 2: a cheap filter that leaves few words to compare exactly
+            spread = np.abs(counts - wanted).sum(axis=1, dtype=np.int32)
+            near = np.flatnonzero(spread <= 2 * limit - abs(length - len(word)))
             for i in near.tolist():   # rows in tie order: a later one must be nearer
-                key = (osa(word, group[i]), -self.df[group[i]], group[i])
+                key = (osa(word, group[i], limit), -self.df[group[i]], group[i])
                 if key[0] <= limit and (best is None or key < best):
                     best = key
         return best[2] if best else None
