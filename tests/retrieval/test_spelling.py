@@ -79,11 +79,18 @@ def test_distance_two_only_for_long_words():
 
 
 def test_ties_go_to_the_more_frequent_word_then_the_alphabet():
-    vocab = build(["batch record", "batch records", "match", "match", "latch", "latch",
-                   "latch"])
-    assert vocab.correct("watch") == "latch"       # latch 3 chunks, match 2, batch 2
-    even = build(["match", "latch"])
-    assert even.correct("watch") == "latch"        # 1 each: alphabetical
-    assert build(["latch", "match"]).correct("watch") == "latch"   # order does not matter
+    vocab = build(["latch", "latch", "latch", "larch", "larch"])
+    assert vocab.correct("lanch") == "latch"       # latch 3 chunks, larch 2
+    assert build(["latch", "larch"]).correct("lanch") == "larch"   # 1 each: alphabetical
+    assert build(["larch", "latch"]).correct("lanch") == "larch"   # order does not matter
     nearer = build(["validation", "validate", "validate", "validate"])
     assert nearer.correct("validaton") == "validation"   # distance 1 beats a frequent 2
+
+
+def test_english_words_and_other_first_letters_are_no_typos():
+    vocab = build(["it was sent", "a trained analyst"])
+    assert corrections("spent", vocab) == {}                 # an English word, no typo ...
+    assert vocab.correct("spent") == "sent"                  # ... though one edit away
+    assert vocab.correct("trainde") == "trained"
+    assert vocab.correct("strained") is None                 # s- is no typo of t-
+    assert corrections("sprainde", vocab) == {}

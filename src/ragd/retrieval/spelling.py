@@ -3,9 +3,17 @@
 A query word that no chunk holds (its index term, the Snowball stem, has document
 frequency 0) cannot match lexically, and the answer's term coverage can never find it.
 When it is a plain word (alphabetic, at least :data:`MIN_LENGTH` letters, not a stop
-word), it is replaced by the closest word of the collection within Damerau-Levenshtein
-distance 1 (words of 4 to 7 letters) or 2 (8 letters or more); ties go to the word more
-chunks hold, then to the first in alphabetical order, so a correction is deterministic.
+word) and no English word either, it is replaced by the closest word of the collection
+with the same first letter within Damerau-Levenshtein distance 1 (words of 4 to 7
+letters) or 2 (8 letters or more); ties go to the word more chunks hold, then to the
+first in alphabetical order, so a correction is deterministic.
+
+"No English word": not a whole word of the bundled embedding model's WordPiece
+vocabulary (30k entries, offline). A specialised collection lacks most of the language:
+without this, "much" became "such", "told" "hold", "anything" "nothing" in the EAR and
+legal question sets, where no word was misspelt. The same first letter is the typo
+notion :func:`ragd.answer.terms.missing_terms` already uses ("sprained" is no typo of
+"trained").
 
 The distance is the optimal-string-alignment form (adjacent transpositions, no substring
 edited twice). Candidates are bucketed by length (a word within distance d has a length
@@ -20,11 +28,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ..analysis import _fold, _stem
+from ..embedding.tokenizer import counting_tokenizer
 from ..text import STOPWORDS, words
 
 MIN_LENGTH = 4
@@ -55,6 +65,13 @@ def osa(a: str, b: str, limit: int | None = None) -> int:
             return limit + 1   # two rows over it: no later row gets back under
         prev2, prev = prev, cur
     return prev[-1]
+
+
+@lru_cache(maxsize=1)
+def english() -> frozenset[str]:
+    """Whole English words of the bundled WordPiece vocabulary (alphabetic, 2+ letters)."""
+    return frozenset(w for w in counting_tokenizer().get_vocab()
+                     if len(w) >= 2 and w.isalpha() and w.isascii())
 
 
 def _letter_counts(codes: np.ndarray) -> np.ndarray:
@@ -89,8 +106,8 @@ class Vocabulary:
         return _stem(word) in self.terms
 
     def correct(self, word: str) -> str | None:
-        """The closest vocabulary word to ``word`` within its allowed distance (ties: more
-        chunks, then alphabetical), or None (none close enough)."""
+        """The closest vocabulary word to ``word`` with its first letter, within its allowed
+        distance (ties: more chunks, then alphabetical), or None (none close enough)."""
         limit = max_distance(word)
         wanted = _letter_counts(np.array([[ord(ch) for ch in word]], dtype=np.int32))[0]
         best: tuple[int, int, str] | None = None
@@ -103,7 +120,8 @@ class Vocabulary:
             # distance; with a length difference of g it is (sum |count differences| + g)
             # / 2: a cheap filter that leaves few words to compare exactly
             spread = np.abs(counts - wanted).sum(axis=1, dtype=np.int32)
-            near = np.flatnonzero(spread <= 2 * limit - abs(length - len(word)))
+            near = np.flatnonzero((spread <= 2 * limit - abs(length - len(word)))
+                                  & (codes[:, 0] == ord(word[0])))
             for i in near.tolist():   # rows in tie order: a later one must be nearer
                 key = (osa(word, group[i], limit), -self.df[group[i]], group[i])
                 if key[0] <= limit and (best is None or key < best):
@@ -113,21 +131,24 @@ class Vocabulary:
 
 def build(texts: Iterable[str]) -> Vocabulary:
     """The vocabulary of ``texts`` (one per chunk): each alphabetic word of 2+ letters
-    with the number of texts holding it, and the index terms of every word."""
+    (stop words aside: no correction) with the number of texts holding it, and the index
+    terms of every word."""
     df: Counter[str] = Counter()
     seen: set[str] = set()
     for text in texts:
         distinct = set(words(_fold(text)))
         seen |= distinct
-        df.update(w for w in distinct if len(w) >= 2 and w.isalpha() and w.isascii())
+        df.update(w for w in distinct if len(w) >= 2 and w.isalpha() and w.isascii()
+                  and w not in STOPWORDS)
     terms = frozenset(_stem(w) for w in seen if w not in STOPWORDS)
     return Vocabulary(dict(df), terms)
 
 
 def correctable(word: str) -> bool:
-    """A query word correction applies to: alphabetic, long enough, no stop word."""
+    """A query word correction applies to: alphabetic, long enough, no stop word, no
+    English word."""
     return (len(word) >= MIN_LENGTH and word.isalpha() and word.isascii()
-            and word not in STOPWORDS)
+            and word not in STOPWORDS and word not in english())
 
 
 def corrections(query: str, vocab: Vocabulary) -> dict[str, str]:
@@ -149,5 +170,5 @@ def rewrite(query: str, fixes: Mapping[str, str]) -> str:
     return _WORD.sub(lambda m: fixes.get(_fold(m.group()), m.group()), query)
 
 
-__all__: Sequence[str] = ("Vocabulary", "build", "corrections", "correctable", "max_distance",
-                          "osa", "rewrite")
+__all__: Sequence[str] = ("Vocabulary", "build", "corrections", "correctable", "english",
+                          "max_distance", "osa", "rewrite")
