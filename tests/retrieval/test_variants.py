@@ -76,3 +76,20 @@ def test_gather_expands_the_corrected_query_by_the_rules_too(coll):
     assert got.variants == ("proces validaton", "process validation",
                             "process validation commercial production")
     assert got.candidates[0].doc_id == "pv" and got.asked == "process validation"
+
+
+def test_an_answer_reads_the_corrected_question_and_traces_the_variants(store, toy, tmp_path):
+    if store.url.startswith("postgres"):
+        pytest.skip("spelling is a no-op on PostgreSQL")
+    from ragd.answer.pipeline import answer
+    from ragd.collection import open_collection
+    from ragd.profiles import load_profile
+
+    path = tmp_path / "typos.toml"
+    path.write_text('name = "typos"\n[retrieval]\nspelling = true\nacronyms = true\n')
+    coll = open_collection(store, "typos", toy, create=True, profile=load_profile(path))
+    ingest_documents(DOCS, coll)
+    got = answer("process validaton", coll)
+    assert got.trace.variants == ("process validaton", "process validation")
+    assert got.to_dict()["trace"]["variants"] == ["process validaton", "process validation"]
+    assert got.status == "answered" and "Process validation is" in got.answer
