@@ -155,7 +155,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     clock.lap("validate")
     trace = dict(retrieved=len(candidates), accepted=len(outcome.accepted),
                  path="llm" if llm is not None else "extractive",
-                 fallback_used=gathered.fallback_used)
+                 fallback_used=gathered.fallback_used, variants=gathered.variants)
     phase_a: list[Evidence] = []
 
     names = ans["reason_names"]
@@ -188,7 +188,8 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     phase_a.extend(evidence)
     trace.update(used=len(evidence), context_tokens=assembled.tokens)
 
-    terms = question_terms(q)
+    asked = gathered.asked or q   # misspellings corrected, acronyms' long forms added
+    terms = question_terms(asked)
     pool_terms = [set(analyze(f"{c.context} {c.title} {c.text}")) for c in pool]
     weight = weights(terms, pool_terms)
     signals: dict[str, float] = {"top_relevance": max((e.relevance for e in evidence),
@@ -218,7 +219,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
         picks = synthesize(terms, weight, kept, max_sentences=int(ans["max_sentences"]),
                            min_coverage=float(ans["min_coverage"]),
                            relative=float(ans["relative"]),
-                           similarity=_similarity(coll, q, str(ans["similarity_model"]))
+                           similarity=_similarity(coll, asked, str(ans["similarity_model"]))
                            if ans["similarity"] else None,
                            min_similarity=float(ans["min_similarity"]),
                            shortlist=int(ans["shortlist"]),

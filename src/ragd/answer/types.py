@@ -107,13 +107,14 @@ class Trace:
     context_tokens: int = 0
     signals: Mapping[str, float] = field(default_factory=dict)
     timings_ms: Mapping[str, float] = field(default_factory=dict)
+    variants: tuple[str, ...] = ()         # the queries retrieval ran (as asked first)
 
     def to_dict(self) -> dict[str, Any]:
         return {"retrieved": self.retrieved, "accepted": self.accepted,
                 "rejected": [r.to_dict() for r in self.rejected], "used": self.used,
                 "fallback_used": self.fallback_used, "path": self.path,
                 "proposed": self.proposed, "dropped": [d.to_dict() for d in self.dropped],
-                "context_tokens": self.context_tokens,
+                "context_tokens": self.context_tokens, "variants": list(self.variants),
                 "signals": {k: round(v, 4) for k, v in self.signals.items()},
                 "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()}}
 

@@ -114,6 +114,10 @@ SCHEMA: dict[str, Any] = {
         "rerank_context": S.Key(S.boolean(), "the reranker reads a chunk's context line too"),
         "mmr": S.Key(S.boolean(), "pick the k chunks by maximal marginal relevance"),
         "mmr_lambda": S.Key(S.number(0, 1), "MMR: weight of relevance against diversity"),
+        "spelling": S.Key(S.boolean(), "also search the query with misspelt words corrected "
+                          "to the collection's vocabulary"),
+        "acronyms": S.Key(S.boolean(), "also search it with its acronyms' long forms as the "
+                          "documents define them"),
         "expansions": S.AnyTable(S.Key(S.list_of(S.string(True))),
                                  "query expansion: a phrase the query contains -> terms "
                                  "added in a second search"),

@@ -8,6 +8,13 @@ written here.
   for the query as asked; for each phrase the query contains, also for the query with
   the terms it lacks appended. Results are merged by chunk (a chunk's ``(pdf, page,
   chunk_id)`` is one chunk) keeping the best score and the best cosine.
+* **Learned variants** (``retrieval.spelling``, ``retrieval.acronyms``;
+  :mod:`.variants`): the query with its misspelt words corrected against the
+  collection's vocabulary and its acronyms followed by the long forms the documents
+  define is one more variant (expanded by the rules too), merged the same way. The
+  reranker, and the answer's terms (``Gathered.asked``), read the query corrected (long
+  forms left out: with them, the answer's terms and sentence scores moved off the
+  question, measured on the pharma perturbation set).
 * **Scope** (``scope.values``: name → values of ``scope.field``): retrieval filtered to
   chunks whose field holds one of the scope's values (one search per value, merged);
   an empty list is no filter.
@@ -40,6 +47,7 @@ from .mmr import mmr
 from .rerank import rerank
 from .retrieve import retrieve
 from .threshold import relevance as relevance_of
+from .variants import learn
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,7 @@ class Gathered:
     fallback_used: bool = False
     threshold: float = 0.0                 # the threshold the passing chunks met
     notes: Mapping[str, Any] = field(default_factory=dict)
+    asked: str = ""                        # the query with misspelt words corrected
 
 
 def _phrase(text: str) -> str:
@@ -144,7 +153,11 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     ``settings`` is the profile's ``[retrieval]``; ``plan`` the plan each search runs
     (its ``k`` is the pool searched); ``scope`` the profile's ``[scope]``."""
     k = int(settings["k"])
-    variants = expand(query, settings.get("expansions", {}) or {})
+    rules = settings.get("expansions", {}) or {}
+    variants = expand(query, rules)
+    learned = learn(query, coll, settings, ignore_terms)
+    if learned.changed:
+        variants += [v for v in expand(learned.query, rules) if v not in variants]
     values = scope_values(scope_name, scope or {}) if scope else []
     key = (scope or {}).get("field", "")
     plans = ([Plan(**{**_plan_args(plan), "metadata": {**dict(plan.metadata), key: v}})
@@ -158,6 +171,9 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     fallback_used = False
     threshold = minimum
     notes: dict[str, Any] = {"passed_min": len(passing)}
+    if learned.changed:
+        notes.update(corrections=dict(learned.corrections),
+                     long_forms=dict(learned.long_forms))
     fb = settings.get("fallback", {}) or {}
     fb_min = float(fb.get("min_relevance", 0.0))
     wanted = not passing if fb.get("only_if_empty", True) else len(passing) < k
@@ -174,7 +190,7 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
             fallback_used, threshold = True, fb_min
     if settings.get("rerank") and passing:   # the best of the passing, re-scored first
         depth = int(settings.get("rerank_depth", 20))
-        head = rerank(query, passing[:depth], model=str(settings["rerank"]),
+        head = rerank(learned.corrected, passing[:depth], model=str(settings["rerank"]),
                       max_tokens=int(settings.get("rerank_tokens", 192)),
                       with_context=bool(settings.get("rerank_context", False)))
         passing = head + passing[depth:]
@@ -183,7 +199,7 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     else:
         chosen = [c.evolve(rank=i) for i, c in enumerate(passing[:k], start=1)]
     return Gathered(tuple(chosen), tuple(pool), tuple(variants), fallback_used, threshold,
-                    notes)
+                    notes, learned.corrected)
 
 
 def _plan_args(plan: Plan) -> dict[str, Any]:

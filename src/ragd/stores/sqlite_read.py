@@ -22,7 +22,7 @@ import numpy as np
 
 from ..analysis import query_analyze, term_hash
 from ..errors import StoreError, UsageError
-from ..types import Filters
+from ..types import Filters, search_text
 from .base import CollectionInfo, Hit, Key, StoredChunk
 from . import lexical_file
 from .lexical_index import DEFAULT_B, DEFAULT_K1, LexicalIndex, LexicalView
@@ -150,6 +150,15 @@ class SQLiteSnapshot:
                     chunk = chunk_from_row(row)
                     out[chunk.key] = StoredChunk(chunk, row[14])
         return out
+
+    def search_texts(self) -> list[str]:
+        """Every chunk's indexed text (context line, then text), in rowid order: what the
+        collection's word vocabulary is read from (the BM25 postings hold term hashes
+        only, so the words themselves are not in them)."""
+        with self._lock:
+            rows = self._rows("SELECT context, text FROM chunks WHERE collection_id = ? "
+                              "ORDER BY id", (self._cid,))
+        return [search_text(r[0] or "", r[1] or "") for r in rows]
 
     def iter_rows(self, sql: str, params: Sequence[Any]) -> list[tuple]:
         """Rows of any read in this snapshot (the store's listings use it)."""

@@ -1,0 +1,117 @@
+"""Acronyms of a query expanded to the long forms the collection itself defines.
+
+Documents define a short form once, in the standard pattern "Long Form Words (LFW)": the
+words before the parenthesis whose initials spell it. A query token that looks like an
+acronym (2 to 6 letters written in capitals, a plural "s" allowed: "ECs"; or any other
+plain token of that length, which then must appear in a document in capitals in
+parentheses) is searched lexically, the best hits' texts are read, and the long form
+that most of them define is the expansion (ties: alphabetical). Small words (of, and,
+the, ...) inside a long form may be skipped or may give a letter; the parts of a
+hyphenated word may give one letter each, or the word one letter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Iterable, Sequence
+
+from ..text import STOPWORDS
+
+MIN_LETTERS, MAX_LETTERS = 2, 6
+SMALL = frozenset("a an and as at by for from in into of on or the to with".split())
+_TOKEN = re.compile(r"[A-Za-z]+(?:'s)?")
+_DEFINED = re.compile(r"\(\s*([A-Z][A-Za-z]{1,6})\s*\)")
+_BEFORE = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+_STOP_AT = re.compile(r"[.;:!?()\[\]]")
+
+
+def acronym_of(token: str) -> str | None:
+    """The acronym a query token may be (upper case), or None: 2 to 6 letters, all capitals
+    (a plural "s" after them allowed), or any plain word of that length that is no stop
+    word (then only a definition in capitals in a document makes it one)."""
+    if not token.isalpha() or not token.isascii():
+        return None
+    core = token[:-1] if len(token) > 2 and token.endswith("s") and token[:-1].isupper() \
+        else token
+    if not MIN_LETTERS <= len(core) <= MAX_LETTERS:
+        return None
+    if core.isupper():
+        return core
+    if token.lower() in STOPWORDS:
+        return None
+    return core.upper()
+
+
+def candidates(query: str, ignore: Iterable[str] = ()) -> list[str]:
+    """The query's tokens that may be acronyms, as acronyms, first-seen order, without the
+    words of ``ignore`` (lower case: question words)."""
+    skip = {w.lower() for w in ignore}
+    out: list[str] = []
+    for token in re.findall(r"[A-Za-z0-9]+", query):
+        found = acronym_of(token)
+        if found and token.lower() not in skip and found not in out:
+            out.append(found)
+    return out
+
+
+def _parts(words: Sequence[str]) -> list[tuple[str, bool]]:
+    """Words split at hyphens: (part, whether it continues a hyphenated word)."""
+    out: list[tuple[str, bool]] = []
+    for w in words:
+        for i, p in enumerate(w.split("-")):
+            out.append((p, i > 0))
+    return out
+
+
+def _spells(parts: Sequence[tuple[str, bool]], acronym: str) -> bool:
+    """Whether the parts' initials spell ``acronym``: the first part gives its first letter,
+    every other part gives the next letter, or is skipped when it is a small word or a
+    later part of a hyphenated word."""
+    if not parts or parts[0][0].lower() in SMALL or parts[0][1]:
+        return False
+    letters = acronym.lower()
+
+    def walk(i: int, j: int) -> bool:
+        if i == len(parts):
+            return j == len(letters)
+        part, continued = parts[i]
+        if j < len(letters) and part[:1].lower() == letters[j] and walk(i + 1, j + 1):
+            return True
+        return (continued or part.lower() in SMALL) and i > 0 and walk(i + 1, j)
+    return walk(0, 0)
+
+
+def long_forms(text: str, acronym: str) -> list[str]:
+    """The long forms ``text`` defines for ``acronym`` ("... Long Form (LF)"), lower case,
+    hyphens as spaces (the index splits there too); none for "(a)", "(1)" or "(see
+    below)" and the like."""
+    out: list[str] = []
+    for m in _DEFINED.finditer(text):
+        written = m.group(1)
+        if written != acronym and written != acronym + "s":
+            continue
+        before = text[:m.start()]
+        stop = max((s.end() for s in _STOP_AT.finditer(before[-200:])), default=0)
+        words = _BEFORE.findall(before[-200:][stop:])[-(2 * len(acronym) + 2):]
+        for start in range(len(words) - 1, -1, -1):   # the shortest spelling one wins
+            chosen = words[start:]
+            if _spells(_parts(chosen), acronym):
+                form = " ".join(chosen).replace("-", " ").lower()
+                if form not in out:
+                    out.append(form)
+                break
+    return out
+
+
+def best_long_form(texts: Iterable[str], acronym: str) -> str | None:
+    """The long form most of ``texts`` define for ``acronym`` (ties: alphabetical), or None."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(set(long_forms(text, acronym)))
+    if not counts:
+        return None
+    return min(counts, key=lambda form: (-counts[form], form))
+
+
+__all__ = ["acronym_of", "best_long_form", "candidates", "long_forms"]

@@ -1,0 +1,113 @@
+"""Query variants learned from the collection: misspelt words corrected against its
+vocabulary (:mod:`.spelling`), acronyms followed by the long forms its documents define
+(:mod:`.acronyms`). Settings ``retrieval.spelling`` and ``retrieval.acronyms``.
+
+What is learned is remembered per collection state (store, collection, data version), so
+the vocabulary is built and an acronym looked up once until the next write. Stores whose
+snapshots cannot list their chunks' texts (``search_texts``: the PostgreSQL store, whose
+BM25 tables hold hashed terms only) get no spelling correction; acronyms need only a
+lexical search and the hits' texts, which every store gives.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..analysis import _stem
+from ..collection import Collection
+from ..types import search_text
+from . import acronyms, spelling
+
+ACRONYM_HITS = 100      # lexical hits of an acronym whose texts are read for its definition:
+                        # it is defined once, often in a long chunk that BM25 ranks low for
+                        # the short form alone (30 missed "OOS": first definition at 53)
+MAX_ACRONYMS = 6        # query tokens looked up as acronyms, at most
+_STATES = 4             # collection states remembered
+
+_lock = threading.Lock()
+_vocabularies: dict[tuple, spelling.Vocabulary | None] = {}
+_forms: dict[tuple, str | None] = {}
+
+
+@dataclass(frozen=True)
+class Learned:
+    """The query as the collection would word it, and what changed."""
+
+    query: str                                   # corrected, long forms appended
+    corrected: str = ""                          # corrected only (what the answer reads)
+    corrections: Mapping[str, str] = field(default_factory=dict)   # misspelt -> word
+    long_forms: Mapping[str, str] = field(default_factory=dict)    # acronym -> long form
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.corrections or self.long_forms)
+
+
+def _remember(cache: dict, key: tuple, value: Any) -> None:
+    states = list(dict.fromkeys(k[0] for k in cache))
+    if key[0] not in states and len(states) >= _STATES:
+        for k in [k for k in cache if k[0] == states[0]]:
+            del cache[k]
+    cache[key] = value
+
+
+def _vocabulary(state: tuple, snap: Any) -> spelling.Vocabulary | None:
+    with _lock:
+        if (state,) in _vocabularies:
+            return _vocabularies[(state,)]
+    texts = getattr(snap, "search_texts", None)
+    vocab = spelling.build(texts()) if texts is not None else None
+    with _lock:
+        _remember(_vocabularies, (state,), vocab)
+    return vocab
+
+
+def _long_form(state: tuple, acronym: str, snap: Any) -> str | None:
+    with _lock:
+        if (state, acronym) in _forms:
+            return _forms[(state, acronym)]
+    hits = snap.lexical_search([acronym.lower()], ACRONYM_HITS)
+    chunks = snap.get_chunks([h.key for h in hits]) if hits else {}
+    texts = [search_text(s.chunk.context, s.chunk.text) for s in chunks.values()]
+    form = acronyms.best_long_form(sorted(texts), acronym)
+    with _lock:
+        _remember(_forms, (state, acronym), form)
+    return form
+
+
+def learn(query: str, coll: Collection, settings: Mapping[str, Any],
+          ignore: frozenset[str] = frozenset()) -> Learned:
+    """The query with its misspelt words corrected (``settings["spelling"]``) and the long
+    forms of its acronyms appended (``settings["acronyms"]``); ``ignore``: index terms of
+    words never taken for acronyms (question words)."""
+    use_spelling = bool(settings.get("spelling", False))
+    use_acronyms = bool(settings.get("acronyms", False))
+    if not (use_spelling or use_acronyms):
+        return Learned(query, query)
+    fixes: dict[str, str] = {}
+    forms: dict[str, str] = {}
+    text = query
+    with coll.store.snapshot(coll.name) as snap:
+        state = (coll.store.url, coll.name, snap.data_version)
+        if use_spelling:
+            vocab = _vocabulary(state, snap)
+            if vocab is not None:
+                fixes = spelling.corrections(query, vocab)
+                text = spelling.rewrite(query, fixes)
+        if use_acronyms:
+            said = text.lower()
+            wanted = [a for a in acronyms.candidates(text)
+                      if _stem(a.lower()) not in ignore][:MAX_ACRONYMS]
+            for acronym in wanted:
+                form = _long_form(state, acronym, snap)
+                if form and form not in said:
+                    forms[acronym] = form
+    corrected = text
+    if forms:
+        text = " ".join([text.rstrip(), *forms.values()])
+    return Learned(text, corrected, fixes, forms)
+
+
+__all__ = ["ACRONYM_HITS", "Learned", "learn"]

@@ -1,0 +1,56 @@
+"""Acronyms of a query and the long forms documents define for them ("Long Form (LF)")."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragd.retrieval.acronyms import acronym_of, best_long_form, candidates, long_forms
+
+
+@pytest.mark.parametrize(("text", "acronym", "forms"), [
+    ("Results that fall outside are out of specification (OOS) results.", "OOS",
+     ["out of specification"]),
+    ("8.36 Out-of-specification (OOS) investigations", "OOS", ["out of specification"]),
+    ("2.3 A Contamination Control Strategy (CCS) should be implemented.", "CCS",
+     ["contamination control strategy"]),
+    ("for an investigational medicinal product (IMP) the sponsor", "IMP",
+     ["investigational medicinal product"]),
+    ("corrective action and preventive action (CAPA) system", "CAPA",
+     ["corrective action and preventive action"]),
+    ("the Established Conditions (ECs) of the product", "EC", ["established conditions"]),
+    ("First Expiry, First Out (FEFO) rules apply", "FEFO", ["first expiry first out"]),
+])
+def test_definitions_are_read(text, acronym, forms):
+    assert long_forms(text, acronym) == forms
+
+
+@pytest.mark.parametrize(("text", "acronym"), [
+    ("the conditions listed in paragraph (a) apply", "A"),
+    ("see the steps (1) and (2)", "S"),
+    ("as described in the annex (see below) of the guide", "SB"),
+    ("the quality system (QS) is described", "CCS"),           # another acronym
+    ("the overall control strategy (CCS) is described", "CCS"),  # initials do not spell it
+    ("a sterile product. (CCS) follows", "CCS"),                 # nothing before it
+    ("of the (OOS)", "OOS"),                                     # small words only
+])
+def test_no_definition(text, acronym):
+    assert long_forms(text, acronym) == []
+
+
+def test_the_long_form_most_texts_define_wins_ties_alphabetical():
+    texts = ["European Medicines Agency (EMA) guidance",
+             "Economically Motivated Adulteration (EMA) risk",
+             "the European Medicines Agency (EMA) published"]
+    assert best_long_form(texts, "EMA") == "european medicines agency"
+    assert best_long_form(texts[:2], "EMA") == "economically motivated adulteration"
+    assert best_long_form(texts[1::-1], "EMA") == "economically motivated adulteration"
+    assert best_long_form(["no definition here"], "EMA") is None
+
+
+def test_query_tokens_that_may_be_acronyms():
+    assert acronym_of("OOS") == "OOS" and acronym_of("ECs") == "EC"
+    assert acronym_of("oos") == "OOS"              # plain words: only a definition decides
+    assert acronym_of("the") is None and acronym_of("Q12") is None
+    assert acronym_of("A") is None and acronym_of("SPECIFICATION") is None
+    assert candidates("what r ECs in Q12 under the GMP of the EU", ignore={"under"}) == [
+        "EC", "GMP", "EU"]

@@ -1,0 +1,95 @@
+"""Learned query variants end to end, through a real store: misspelt words corrected to the
+collection's words, acronyms followed by their defined long forms, both searched by gather."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragd import Document, Plan
+from ragd.ingest.pipeline import ingest_documents
+from ragd.retrieval.gather import gather
+from ragd.retrieval.variants import learn
+
+DOCS = [
+    Document("oos", "An out of specification (OOS) result is a test result that falls outside "
+             "the specifications or acceptance criteria. Every OOS result is investigated."),
+    Document("oos-2", "OOS results of the laboratory are reported to the quality unit."),
+    Document("part11", "Electronic signature means a computer data compilation of any symbol "
+             "executed by an individual to be the legally binding equivalent of a signature."),
+    Document("pv", "Process validation is the collection and evaluation of data, from the "
+             "process design stage through commercial production."),
+]
+ON = {"spelling": True, "acronyms": True}
+
+
+@pytest.fixture
+def coll(toy_collection):
+    ingest_documents(DOCS, toy_collection)
+    return toy_collection
+
+
+def test_corrections_and_long_forms_are_learned_from_the_store(coll):
+    learned = learn("electornic signture definition", coll, ON)
+    if coll.store.url.startswith("postgres"):   # no word list there: spelling is a no-op
+        assert not learned.changed and learned.query == "electornic signture definition"
+    else:
+        assert dict(learned.corrections) == {"electornic": "electronic",
+                                              "signture": "signature"}
+        assert learned.query == learned.corrected == "electronic signature definition"
+    oos = learn("what is OOS", coll, ON)
+    assert dict(oos.long_forms) == {"OOS": "out of specification"}
+    assert oos.query == "what is OOS out of specification"
+    assert learn("what is oos", coll, ON).long_forms == {"OOS": "out of specification"}
+
+
+def test_off_or_in_vocabulary_nothing_changes(coll):
+    assert learn("electornic signture", coll, {}).query == "electornic signture"
+    assert not learn("electronic signature", coll, ON).changed
+    assert not learn("process validation stages", coll, ON).changed   # no acronym defined
+    # a definition already said in the query is not added again
+    assert not learn("out of specification OOS", coll, ON).changed
+
+
+def test_a_write_is_seen_by_the_next_lookup(coll):
+    assert not learn("what is CCS", coll, ON).changed
+    ingest_documents([Document("an1", "A Contamination Control Strategy (CCS) should be "
+                               "implemented across the facility.")], coll)
+    assert learn("what is CCS", coll, ON).long_forms == {
+        "CCS": "contamination control strategy"}
+
+
+def test_gather_searches_the_learned_variant(coll):
+    settings = {"k": 3, **ON}
+    got = gather("what is OOS", coll, settings, Plan(k=10, pool=10))
+    assert got.variants == ("what is OOS", "what is OOS out of specification")
+    assert got.asked == "what is OOS"   # long forms are searched, not answered
+    assert got.notes["long_forms"] == {"OOS": "out of specification"}
+    plain = gather("what is OOS", coll, {"k": 3}, Plan(k=10, pool=10))
+    assert plain.variants == ("what is OOS",) and plain.asked == "what is OOS"
+
+
+def test_gather_expands_the_corrected_query_by_the_rules_too(coll):
+    if coll.store.url.startswith("postgres"):
+        pytest.skip("spelling is a no-op on PostgreSQL")
+    settings = {"k": 3, **ON, "expansions": {"process validation": ["commercial production"]}}
+    got = gather("proces validaton", coll, settings, Plan(k=10, pool=10))
+    assert got.variants == ("proces validaton", "process validation",
+                            "process validation commercial production")
+    assert got.candidates[0].doc_id == "pv" and got.asked == "process validation"
+
+
+def test_an_answer_reads_the_corrected_question_and_traces_the_variants(store, toy, tmp_path):
+    if store.url.startswith("postgres"):
+        pytest.skip("spelling is a no-op on PostgreSQL")
+    from ragd.answer.pipeline import answer
+    from ragd.collection import open_collection
+    from ragd.profiles import load_profile
+
+    path = tmp_path / "typos.toml"
+    path.write_text('name = "typos"\n[retrieval]\nspelling = true\nacronyms = true\n')
+    coll = open_collection(store, "typos", toy, create=True, profile=load_profile(path))
+    ingest_documents(DOCS, coll)
+    got = answer("process validaton", coll)
+    assert got.trace.variants == ("process validaton", "process validation")
+    assert got.to_dict()["trace"]["variants"] == ["process validaton", "process validation"]
+    assert got.status == "answered" and "Process validation is" in got.answer
