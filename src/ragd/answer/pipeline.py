@@ -226,7 +226,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
                            context_terms=bool(ans["context_terms"]),
                            fragments=bool(ans["fragments"]), follow=int(ans["follow"]),
                            similarity_weight=float(ans["similarity_weight"]),
-                           define=definition_subject(q) if ans["definitions"] else ())
+                           define=definition_subject(asked) if ans["definitions"] else ())
         proposed = [Sentence(p.text, (p.fact.evidence,)) for p in picks]
         coverage_best = max((p.coverage for p in picks), default=0.0)
         signals["best_similarity"] = max((p.similarity for p in picks), default=0.0)

@@ -28,6 +28,11 @@ _DEFINE_Q = re.compile(
     r"what\s+does\s+(?P<mean>.+?)\s+(?:mean|stand\s+for)\b|"
     r"how\s+(?:does|do)\s+.+?\s+define\s+|how\s+(?:is|are)\s+(?P<how>.+?)\s+defined\b)"
     r"(?P<rest>.*)$", re.I)
+_DEFINE_KEYWORDS = re.compile(
+    r"^\s*(?!(?:what|how|why|when|where|which|who|whom|whose|is|are|does|do|did|can|could|"
+    r"should|may|must)\b)(?:the\s+)?(?P<subject>[^?,;]{2,60}?)\s+(?:definition|definiton|"
+    r"meaning|defined)\b(?:\s+(?:under|according\s+to|in|per|by)\b.*|"
+    r"(?:\s+[\w().+/-]+){1,3})?\s*\??\s*$", re.I)
 _QUALIFIER = re.compile(r"\s+(?:under|according\s+to|in|per|as\s+defined\s+(?:in|by)|by|"
                         r"within|for\s+the\s+purposes?\s+of)\s+.*$", re.I)
 _DEFINES = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?"
@@ -40,11 +45,16 @@ _DEFINES = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?"
 
 def definition_subject(question: str) -> list[str]:
     """The analysed terms of what a definitional question asks to define ("What is an
-    electronic signature under 21 CFR Part 11?" -> electron, signatur), else []."""
+    electronic signature under 21 CFR Part 11?", or in keywords "electronic signature
+    definition under 21 CFR Part 11" -> electron, signatur), else []."""
     m = _DEFINE_Q.match(question.strip())
-    if not m:
-        return []
-    subject = m.group("mean") or m.group("how") or m.group("rest")
+    if m:
+        subject = m.group("mean") or m.group("how") or m.group("rest")
+    else:                               # keywords: "electronic signature definition under ..."
+        m = _DEFINE_KEYWORDS.match(question.strip())
+        if not m:
+            return []
+        subject = m.group("subject")
     subject = re.sub(r"^(?:an?|the)\s+", "", subject.strip().rstrip("?. "), flags=re.I)
     subject = _QUALIFIER.sub("", subject)
     subject = re.sub(r"\([^)]*\)", " ", subject)
