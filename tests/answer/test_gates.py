@@ -6,9 +6,9 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from ragd.answer.checks import salient_units
-from ragd.answer.gates import (ANSWER_CHECKS, Draft, asked_action, asks_wording, numbers_in,
-                               run_checks, stated_figures, steps_asked, unsupplied,
-                               usual_or_current, wording_asked)
+from ragd.answer.gates import (ANSWER_CHECKS, Draft, asked_action, asked_group, asks_wording,
+                               members_asked, numbers_in, run_checks, stated_figures,
+                               steps_asked, unsupplied, usual_or_current, wording_asked)
 from ragd.errors import ConfigError
 from ragd.profiles import load_profile
 
@@ -152,10 +152,25 @@ def test_a_question_for_the_exact_wording_needs_a_quote_or_its_introduction():
 
 @settings(max_examples=100)
 @given(WORDS, st.lists(WORDS, min_size=1, max_size=3))
-def test_steps_and_wording_pass_every_question_that_asks_neither(question, sentences):
-    assume(asked_action(question) is None and not asks_wording(question))
+def test_steps_wording_and_members_pass_every_question_that_asks_none(question, sentences):
+    assume(asked_action(question) is None and not asks_wording(question)
+           and asked_group(question) is None)
     d = Draft(question, tuple(sentences))
-    assert steps_asked(d) is None and wording_asked(d) is None
+    assert steps_asked(d) is None and wording_asked(d) is None and members_asked(d) is None
+
+
+def test_a_question_for_a_groups_members_needs_a_sentence_saying_what_it_holds():
+    q = "Which countries are in Country Group A:5?"
+    assert asked_group(q) == "Country Group A:5"
+    assert asked_group("Which countries are eligible destinations under GOV?") is None
+    assert asked_group("Which offences are compoundable under s.320?") is None
+    passing = "Joint ventures of companies headquartered in Country Group A:5 and A:6; or"
+    assert members_asked(Draft(q, (passing,))) == "undetermined"
+    for holds in ("Country Group A:5 includes Argentina, Australia and Austria.",
+                  "The countries in Country Group A:5 are Argentina, Australia, Austria.",
+                  "Country Group A:5 (see supplement no. 1): Argentina, Australia.",
+                  "Country group A:5 consists of the following countries."):
+        assert members_asked(Draft(q, (passing, holds))) is None, holds
 
 
 def test_run_checks_returns_the_first_refusal_in_the_listed_order():

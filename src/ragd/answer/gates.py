@@ -22,6 +22,10 @@ reason, or None to let the answer stand. A check is a pure function of a
 * ``wording_asked`` — a question asking for the exact wording or text of something is
   answered only by a sentence that quotes it or introduces it ("... shall read:", "the
   following statement"): else ``undetermined``.
+* ``members_asked`` — "Which countries are in Country Group A:5?" asks what a named group
+  holds: an answer needs a sentence that names the group and says what it holds ("Country
+  Group A:5 includes ...", "... A:5:") or lists names; sentences that only mention the
+  group in passing do not answer it: ``undetermined``.
 """
 
 from __future__ import annotations
@@ -204,5 +208,36 @@ def wording_asked(draft: Draft) -> str | None:
     return None if any(_QUOTES.search(s) for s in draft.sentences) else "undetermined"
 
 
-__all__ = ["ANSWER_CHECKS", "AnswerCheck", "Draft", "asked_action", "asks_wording",
+_MEMBERS_Q = re.compile(r"^\s*(?:which|what)\s+[a-z-]+s\s+(?:are|is)\s+(?:(?:in|on)|"
+                        r"(?:part|members?)\s+of|(?:included|listed)\s+in|covered\s+by)\s+"
+                        r"(?:the\s+)?(?P<group>[^?]{2,80}?)\s*\??\s*$", re.I)
+_HOLDS = re.compile(r"\s*(?:\([^)]{0,80}\)\s*)?(?::|includes?\b|including\b|contains?\b|lists?\b|consists?\s+of\b|"
+                    r"comprises?\b|(?:is|are)\s+(?:made\s+up\s+of|composed\s+of|the\s+following|"
+                    r"as\s+follows|listed\s+below)\b|(?:is|are)\s+[A-Z])")
+_NAMES = re.compile(r"(?:\b[A-Z][\w.'’-]+(?:\s+[A-Z][\w.'’-]+)*\s*,\s*){2,}(?:and\s+|or\s+)?"
+                    r"[A-Z][\w.'’-]+")
+
+
+def asked_group(question: str) -> str | None:
+    """The named group a question asks the members of ("Which countries are in Country
+    Group A:5?" → ``Country Group A:5``), else None."""
+    m = _MEMBERS_Q.match(question)
+    return m.group("group") if m else None
+
+
+@ANSWER_CHECKS.register("members_asked")
+def members_asked(draft: Draft) -> str | None:
+    """A question for a group's members needs a sentence saying what the group holds."""
+    group = asked_group(draft.question)
+    if group is None:
+        return None
+    pattern = re.compile(r"\s+".join(map(re.escape, group.split())), re.I)
+    for sentence in draft.sentences:
+        for m in pattern.finditer(sentence):
+            if _HOLDS.match(sentence, m.end()) or _NAMES.search(sentence, m.end()):
+                return None
+    return "undetermined"
+
+
+__all__ = ["ANSWER_CHECKS", "AnswerCheck", "Draft", "asked_action", "asked_group", "asks_wording",
            "numbers_in", "run_checks", "stated_figures", "unsupplied", "usual_or_current"]
