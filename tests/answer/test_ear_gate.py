@@ -58,13 +58,13 @@ def test_no_answer_sentence_is_unsupported_by_its_citation(measured):
 
 
 def test_rates_stay_at_or_above_the_gate(measured):
-    """Measured on the subset when the gate was last set (the answer checks of
-    ragd.answer.gates in the profile): answered 19/22, correct refusal 8/9 (ear-u029, the
-    recordkeeping period part 762 holds, is still answered from a 5-year rule of 740.23),
-    hallucination 1/31, expected section 18/19; each gate a question under that (answered:
-    a margin of 0.014, as before)."""
+    """Measured on the subset when the gate was last set (2026-11-26: the answer checks
+    steps_asked, wording_asked, members_asked and the learned query variants in the
+    profile): answered 21/22, correct refusal 9/9, hallucination 0/31, expected section
+    20/21. Hallucination is gated at the issue's level (none); the others a question under
+    what was measured."""
     _, m = measured
-    assert m["answered"] >= 0.85
-    assert m["correct_refusal"] >= 0.77
-    assert m["hallucination"] <= 0.07
-    assert m["expected_section"] >= 0.89
+    assert m["answered"] >= 0.90
+    assert m["correct_refusal"] >= 0.88
+    assert m["hallucination"] == 0.0
+    assert m["expected_section"] >= 0.90
