@@ -71,6 +71,13 @@ def _fact(key: str, text: str, title: str = "Guide") -> Fact:
     return Fact(key, text, e, 0.7)
 
 
+def _texts(facts: list[Fact], question: str, **options) -> list[str]:
+    """The extractive picks' texts for ``question`` over ``facts``."""
+    terms = question_terms(question)
+    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+    return [p.text for p in synthesize(terms, weight, facts, **options)]
+
+
 def test_synthesis_quotes_the_statement_without_its_heading_and_a_glossary_entry_whole():
     facts = [_fact("E1", "3.2 Pharmaceutical Quality System Elements The four elements of "
                          "the pharmaceutical quality system are listed below."),
@@ -110,11 +117,8 @@ def test_a_picked_list_introduction_brings_its_items_and_a_cut_heading_still_cou
                          "are: • Process performance monitoring system; • Corrective action "
                          "system; • Change management system; • Management review. Other "
                          "guidance covers the rest of the lifecycle.")]
-    q = "What are the four quality system elements?"
-    terms = question_terms(q)
-    weight = weights(terms, [set(analyze(facts[0].quote))])
-    texts = [p.text for p in synthesize(terms, weight, facts, max_sentences=6,
-                                        min_coverage=0.3, relative=0.99)]
+    texts = _texts(facts, "What are the four quality system elements?", max_sentences=6,
+                   min_coverage=0.3, relative=0.99)
     assert texts[0] == "These four elements are:"
     assert texts[1:] == ["Process performance monitoring system;", "Corrective action system;",
                          "Change management system;", "Management review."]
@@ -128,3 +132,14 @@ def test_a_picked_list_introduction_brings_its_items_and_a_cut_heading_still_cou
     assert [p.text for p in picks] == [
         "Definition of a PACMP A PACMP is a regulatory tool for planned changes."]
     assert picks[0].coverage == 1.0
+
+
+def test_a_list_label_ending_a_sentence_goes_with_the_item_it_labels():
+    facts = [_fact("E1", "Assessment of each batch for certification may include as "
+                         "appropriate: i. Batch records, including control reports; ii. "
+                         "Production conditions. Other text follows about something else.")]
+    texts = _texts(facts, "What may the assessment of each batch for certification include?",
+                   max_sentences=6, min_coverage=0.3, relative=0.99)
+    assert texts == ["Assessment of each batch for certification may include as appropriate:",
+                     "i. Batch records, including control reports;",
+                     "ii. Production conditions."]

@@ -75,10 +75,26 @@ def filter_facts(question_terms: Sequence[str], facts: Sequence[Fact], *, max_fa
 _BULLET = re.compile(r"\s[•■●▪◦]\s")
 
 
+_TRAILING_LABEL = re.compile(r"[:;]\s*((?:[ivx]{1,5}|[a-z]|\d{1,2})[.)])\s*$")
+
+
+def _sentences(quote: str) -> list[tuple[int, int]]:
+    """Sentence spans, a list item's label ending a sentence ("... as appropriate: i.")
+    moved to the item it labels ("i. Batch records ...")."""
+    spans = list(split_sentences(quote))
+    for i in range(len(spans) - 1):
+        start, end = spans[i]
+        m = _TRAILING_LABEL.search(quote, start, end)
+        if m and m.start(1) > start:
+            spans[i] = (start, m.start(1))
+            spans[i + 1] = (m.start(1), spans[i + 1][1])
+    return spans
+
+
 def _spans(quote: str) -> list[tuple[int, int]]:
     """Sentence spans of a quote, a bulleted item (``•``) counting as a sentence of its own."""
     out: list[tuple[int, int]] = []
-    for start, end in split_sentences(quote):
+    for start, end in _sentences(quote):
         cut = start
         for m in _BULLET.finditer(quote, start, end):
             if quote[cut:m.start()].strip():
