@@ -16,6 +16,14 @@ _BOILERPLATE = re.compile(
 _WORD = re.compile(r"[^\W\d_]+")
 _LEADERS = re.compile(r"(?:\.\s*){4,}\d{1,4}\s*$|…{2,}\s*\d{1,4}\s*$")
 _TOC_LINE = re.compile(r"^\S.{2,100}?\s\d{1,4}\s*$")
+_MONTHS = frozenset("jan feb mar apr may jun jul aug sep sept oct nov dec january february march april "
+                    "june july august september october november december".split())
+_CITED = re.compile(r"\b(?:19|20)\d\d\b|\d+\.\d+|\d\s?\([a-z0-9]{1,4}\)|\b\d{1,2}/\d{1,2}/\d{2,4}\b", re.I)
+"""What makes a line a citation or a print date: a year, a dotted section number, a
+paragraph reference (``211.180(f)``), a numeric date."""
+_FUNCTION_WORDS = frozenset("a an and as at by for from in of on or see the to with".split())
+CITATION_MAX_WORDS = 12
+SANDWICH_MAX_WORDS = 12
 
 
 def _key(line: str) -> str:
@@ -26,8 +34,9 @@ def _key(line: str) -> str:
 def furniture(pages: Sequence[list[str]], edge: int, share: float) -> set[str]:
     """Keys of lines recurring at the top or bottom of pages: running headers and footers
     of the document (on ``share`` of its pages, and 3 or more) or of a part of it (on 3
-    pages within 4 consecutive ones, as an annex's title over each of its pages)."""
-    if len(pages) < 3:
+    pages within 4 consecutive ones, as an annex's title over each of its pages). In a
+    document of 2 pages, a line at the edges of both is one (a print's header or footer)."""
+    if len(pages) < 2:
         return set()
     where: dict[str, list[int]] = {}
     for number, lines in enumerate(pages):
@@ -35,7 +44,7 @@ def furniture(pages: Sequence[list[str]], edge: int, share: float) -> set[str]:
         for key in {_key(ln) for ln in body[:edge] + body[-edge:]}:
             if key:
                 where.setdefault(key, []).append(number)
-    need = max(3, share * len(pages))
+    need = max(min(3, len(pages)), share * len(pages))
     return {k for k, at in where.items()
             if len(at) >= need or any(at[i + 2] - at[i] <= 3 for i in range(len(at) - 2))}
 
@@ -56,14 +65,44 @@ def is_toc(lines: list[str]) -> bool:
     return hits >= 8 and hits >= 0.5 * len(body)
 
 
-def clean_page(lines: list[str], furniture_keys: set[str], edge: int) -> list[str]:
-    """A page's lines without its furniture (at the edges), page numbers, boilerplate and
-    table-of-contents entries (dotted leaders; a whole contents page)."""
+def own_words(names: Sequence[str], furniture_keys: set[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The words a document calls itself by: of its names (file name, label, title), and
+    those with the words of its running headers and footers."""
+    named = frozenset(w for name in names for w in _WORD.findall(name.lower()) if len(w) > 1)
+    return named, named | {w for key in furniture_keys for w in key.split()}
+
+
+def is_self_citation(line: str, own: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """A line that only cites the document itself with a date or a paragraph reference
+    (``21 CFR 211.180 (Feb. 12, 2026)``, ``21 CFR 211.180(f)``): its words (numbers and
+    month names aside) are words of the document's names or running lines (``own``), one
+    or more of them (not ``and``, ``of``) of its names, and after its first word it carries a year,
+    a dotted section number, a paragraph reference or a date — so a heading (``5.1
+    Quality Risk Management``, ``CHAPTER 4``) is not one."""
+    words = [w for w in _WORD.findall(line.lower()) if len(w) > 1 and w not in _MONTHS]
+    named, known = own
+    if not words or len(words) > CITATION_MAX_WORDS or not set(words) <= known \
+            or not named.intersection(words).difference(_FUNCTION_WORDS):
+        return False
+    first = _WORD.search(line)
+    return first is not None and bool(_CITED.search(line, first.end()))
+
+
+def clean_page(lines: list[str], furniture_keys: set[str], edge: int,
+               own: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+               ) -> list[str]:
+    """A page's lines without its furniture (at the edges: recurring lines, the document's
+    citations of itself, a short line between two such in the same edge zone), page
+    numbers, boilerplate and table-of-contents entries (dotted leaders; a contents page)."""
     if is_toc(lines):
         return []
     lines = [ln for ln in lines if not _LEADERS.search(ln)]
     body = [i for i, ln in enumerate(lines) if ln.strip()]
-    edges = set(body[:edge] + body[-edge:])
-    return [ln for i, ln in enumerate(lines)
-            if ln.strip() and not _drop(ln)
-            and not (i in edges and _key(ln) in furniture_keys)]
+    zones = (body[:edge], body[-edge:])
+    running = {i for i in set(zones[0] + zones[1])
+               if _key(lines[i]) in furniture_keys or is_self_citation(lines[i], own)}
+    for zone in zones:    # a print's title between its running lines (``General requirements.``)
+        running |= {i for before, i, after in zip(zone, zone[1:], zone[2:])
+                    if before in running and after in running
+                    and len(lines[i].split()) <= SANDWICH_MAX_WORDS}
+    return [lines[i] for i in body if i not in running and not _drop(lines[i])]

@@ -16,9 +16,14 @@ document, before chunking:
   chain skips it;
 * **page furniture** — a line in the top or bottom ``edge_lines`` (4) lines of a page that
   recurs (its words; numbers aside) on at least ``furniture_share`` of the pages (and on 3
-  or more), or on 3 pages within 4 consecutive ones (a part's running title), is a
-  running header or footer and is dropped, as are page-number lines (``12``, ``- 12 -``,
-  ``Page 3 of 17``) and boilerplate lines (``All rights reserved``, ``© ICH 2023``);
+  or more; on both pages of a 2-page document), or on 3 pages within 4 consecutive ones (a
+  part's running title), is a running header or footer and is dropped, as are page-number
+  lines (``12``, ``- 12 -``, ``Page 3 of 17``) and boilerplate lines (``All rights
+  reserved``, ``© ICH 2023``). So is an edge line citing the document itself with a date or
+  a paragraph reference (``21 CFR 211.180 (Feb. 12, 2026)``, ``21 CFR 211.180(f)``: its
+  words, numbers and months aside, are all words of the PDF's names or running lines), and
+  a short line between two such edge lines (a print's title: ``General requirements.``) —
+  what a 1- or 2-page print keeps, where nothing recurs 3 times (``pdf_furniture.py``);
 * **hyphenated line breaks** are rejoined (``manufac-`` / ``turing`` → ``manufacturing``);
 * **paragraphs**: wrapped lines are joined; a new paragraph starts after a line ending a
   sentence, at a numbered or bulleted item, and around a heading.
@@ -42,7 +47,7 @@ from ..types import Chunk, ChunkPolicy, Document
 from .base import register_chunker
 from .canonical import chunk_text
 from .packing import TokenCounter
-from .pdf_furniture import clean_page, furniture, is_toc  # noqa: F401  (is_toc: re-exported)
+from .pdf_furniture import clean_page, furniture, is_toc, own_words  # noqa: F401  (is_toc)
 
 _ITEM = re.compile(
     r"^(?:§+\s*\d|\d{1,2}(?:\.\d{1,3})*\.?\s+\S|\(\s*[a-z0-9ivx]{1,4}\s*\)\s|[a-z]\)\s|"
@@ -249,10 +254,11 @@ def chunk_pdf(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter) ->
     base = {k: v for k, v in doc.metadata.items() if k not in ("page_labels", "pages")}
     base.setdefault("pdf", doc.doc_id.rsplit("/", 1)[-1])
     name = str(doc.metadata.get("label") or doc.title)
+    own = own_words([str(doc.metadata.get("label") or ""), doc.title, str(base["pdf"])], keys)
     section: str | None = None
     out: list[Chunk] = []
     for lines, number in zip(split, labels):
-        paras = paragraphs(clean_page(lines, keys, edge))
+        paras = paragraphs(clean_page(lines, keys, edge, own))
         if not paras:
             continue
         # one canonical pass per run of paragraphs under the same heading
@@ -281,8 +287,9 @@ def chunk_pdf(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter) ->
     return out
 
 
-VERSION = 2
-"""The chunker's version (stores re-chunk what an older one made): 2 drops line numbers."""
+VERSION = 3
+"""The chunker's version (stores re-chunk what an older one made): 2 drops line numbers;
+3 drops the furniture of 1- and 2-page prints (their self-citations, headers on both pages)."""
 
 register_chunker("pdf_pages", chunk_pdf, formats=("pdf", "text"), version=VERSION,
                  options={"edge_lines": int, "furniture_share": float},
