@@ -191,3 +191,71 @@ def test_a_real_line_numbered_draft_loses_its_line_numbers():
            "(EU) No 536/2014 does not lay down requirements" in text
     assert "No 33 536" not in text and "32 With regard" not in text
     assert "1. SCOPE" in text or any(c.startswith("1. SCOPE") for c in page3)
+
+
+ECFR_TOP = ["Title 21 —Food and Drugs", "Chapter I —Food and Drug Administration",
+            "Part 211 —Current Good Manufacturing Practice for Finished Pharmaceuticals",
+            "Subpart J —Records and Reports"]
+
+
+def ecfr_print(section, title, pages):
+    """A print of one eCFR section: each page's own text, then the print's footer (the
+    citation with its date, the section's title, the citation of the page's last
+    paragraph, the page count) as eCFR prints it."""
+    out = []
+    for n, text in enumerate(pages):
+        last = f"21 CFR {section} (Feb. 12, 2026)" if n == 0 else f"21 CFR {section}(f)"
+        out.append(text + [f"21 CFR {section} (up to date as of 2/12/2026)", title, last,
+                           f"21 CFR {section}(f) (enhanced display) page {n + 1} of {len(pages)}"])
+    return out
+
+
+def cfr_doc(pages, section="211.180"):
+    return Document(doc_id=f"fda/21 CFR {section} (up to date as of 2-12-2026).pdf",
+                    text="\f".join("\n".join(p) for p in pages), title="", format="pdf",
+                    metadata={"pdf": f"21 CFR {section} (up to date as of 2-12-2026).pdf",
+                              "label": f"fda 21 CFR {section} (up to date as of 2-12-2026)",
+                              "page_labels": list(range(1, len(pages) + 1))})
+
+
+def test_a_two_page_print_loses_its_footers_and_keeps_its_text():
+    pages = ecfr_print("211.180", "General requirements.",
+                       [ECFR_TOP + ["§ 211.180 General requirements."] + body(0, 120),
+                        ["[43 FR 45077, Sept. 29, 1978, as amended at 60 FR 4091, Jan. 20, 1995]"]])
+    chunks = chunk_document(cfr_doc(pages), POLICY)
+    text = "\n".join(c.text for c in chunks)
+    for gone in ("up to date as of", "Feb. 12, 2026", "211.180(f)", "enhanced display"):
+        assert gone not in text
+    assert text.count("General requirements") == 1        # the heading, not the footer
+    assert "§ 211.180 General requirements." in text and "Sentence 0.9 " in text
+    assert "[43 FR 45077, Sept. 29, 1978" in text           # the source note is content
+    assert not any(c.text.startswith(("21 CFR", "General requirements")) for c in chunks)
+
+
+def test_a_one_page_print_loses_its_footer_and_title_between_its_lines():
+    pages = ecfr_print("211.100", "Written procedures; deviations.",
+                       [ECFR_TOP + ["§ 211.100 Written procedures; deviations."] + body(1, 60)])
+    text = "\n".join(c.text for c in chunk_document(cfr_doc(pages, "211.100"), POLICY))
+    assert text.count("Written procedures; deviations") == 1
+    assert "Feb. 12, 2026" not in text and "up to date" not in text
+    assert "Sentence 1.4 " in text
+
+
+def test_edge_lines_that_cite_other_sections_or_are_headings_are_kept():
+    pages = [["5.1 Quality Risk Management", "See 21 CFR 211.180 and 211.182."] + body(0, 60)
+             + ["CHAPTER 4", "211.188, and 212.60(g)."],
+             ["Records under 21 CFR 211.68 (2024)."] + body(1, 60) + ["Annex 1"]]
+    chunks = chunk_document(cfr_doc(pages), POLICY)
+    text = "\n".join(c.text for c in chunks)
+    for kept in ("5.1 Quality Risk Management", "See 21 CFR 211.180 and 211.182.", "CHAPTER 4",
+                 "211.188, and 212.60(g).", "Records under 21 CFR 211.68 (2024).", "Annex 1"):
+        assert kept in text
+
+
+def test_a_line_on_one_page_of_two_is_not_a_running_line():
+    pages = [["Purpose"] + body(0, 60), body(1, 60) + ["Purpose"]]
+    text = "\n".join(c.text for c in chunk_document(pdf_doc(pages), POLICY))
+    assert "Purpose" not in text                            # on both pages' edges: a header
+    pages = [["Purpose"] + body(0, 60), ["Scope"] + body(1, 60)]
+    text = "\n".join(c.text for c in chunk_document(pdf_doc(pages), POLICY))
+    assert "Purpose" in text and "Scope" in text

@@ -16,9 +16,14 @@ document, before chunking:
   chain skips it;
 * **page furniture** — a line in the top or bottom ``edge_lines`` (4) lines of a page that
   recurs (its words; numbers aside) on at least ``furniture_share`` of the pages (and on 3
-  or more), or on 3 pages within 4 consecutive ones (a part's running title), is a
-  running header or footer and is dropped, as are page-number lines (``12``, ``- 12 -``,
-  ``Page 3 of 17``) and boilerplate lines (``All rights reserved``, ``© ICH 2023``);
+  or more; on both pages of a 2-page document), or on 3 pages within 4 consecutive ones (a
+  part's running title), is a running header or footer and is dropped, as are page-number
+  lines (``12``, ``- 12 -``, ``Page 3 of 17``) and boilerplate lines (``All rights
+  reserved``, ``© ICH 2023``). So is an edge line citing the document itself with a date or
+  a paragraph reference (``21 CFR 211.180 (Feb. 12, 2026)``, ``21 CFR 211.180(f)``: its
+  words, numbers and months aside, are all words of the PDF's names or running lines), and
+  a short line between two such edge lines (a print's title: ``General requirements.``) —
+  what a 1- or 2-page print keeps, where nothing recurs 3 times (``pdf_furniture.py``);
 * **hyphenated line breaks** are rejoined (``manufac-`` / ``turing`` → ``manufacturing``);
 * **paragraphs**: wrapped lines are joined; a new paragraph starts after a line ending a
   sentence, at a numbered or bulleted item, and around a heading.
@@ -42,16 +47,8 @@ from ..types import Chunk, ChunkPolicy, Document
 from .base import register_chunker
 from .canonical import chunk_text
 from .packing import TokenCounter
+from .pdf_furniture import clean_page, furniture, is_toc, own_words  # noqa: F401  (is_toc)
 
-_PAGE_NUMBER = re.compile(
-    r"^\s*(?:[-–—]\s*)?(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?(?:\s*[-–—])?\s*$", re.I)
-_BOILERPLATE = re.compile(
-    r"all rights reserved|^\s*©|^\s*\(c\)\s*\d{4}|^\s*copyright\b|this document is (?:the )?"
-    r"(?:property|copyright)|^\s*page\s+\d+\s*(?:of\s+\d+)?\b|\bpage\s+\d+\s+of\s+\d+\s*$",
-    re.I)
-_WORD = re.compile(r"[^\W\d_]+")
-_LEADERS = re.compile(r"(?:\.\s*){4,}\d{1,4}\s*$|…{2,}\s*\d{1,4}\s*$")
-_TOC_LINE = re.compile(r"^\S.{2,100}?\s\d{1,4}\s*$")
 _ITEM = re.compile(
     r"^(?:§+\s*\d|\d{1,2}(?:\.\d{1,3})*\.?\s+\S|\(\s*[a-z0-9ivx]{1,4}\s*\)\s|[a-z]\)\s|"
     r"[a-zA-Z]\.\s+\S|[•■●▪◦·\-–—*]\s*\S|(?:chapter|annex|part|section|appendix|article)\s+"
@@ -87,28 +84,6 @@ def split_pages(doc: Document) -> tuple[list[str], list[int]]:
             isinstance(n, int) and not isinstance(n, bool) for n in labels):
         labels = list(range(1, len(pages) + 1))
     return pages, list(labels)
-
-
-def _key(line: str) -> str:
-    """A line's words without numbers or labels: what a running header keeps page to page."""
-    return " ".join(w for w in _WORD.findall(line.lower()) if len(w) > 1)
-
-
-def furniture(pages: Sequence[list[str]], edge: int, share: float) -> set[str]:
-    """Keys of lines recurring at the top or bottom of pages: running headers and footers
-    of the document (on ``share`` of its pages, and 3 or more) or of a part of it (on 3
-    pages within 4 consecutive ones, as an annex's title over each of its pages)."""
-    if len(pages) < 3:
-        return set()
-    where: dict[str, list[int]] = {}
-    for number, lines in enumerate(pages):
-        body = [ln for ln in lines if ln.strip()]
-        for key in {_key(ln) for ln in body[:edge] + body[-edge:]}:
-            if key:
-                where.setdefault(key, []).append(number)
-    need = max(3, share * len(pages))
-    return {k for k, at in where.items()
-            if len(at) >= need or any(at[i + 2] - at[i] <= 3 for i in range(len(at) - 2))}
 
 
 def _numbers(line: str) -> list[tuple[int, int]]:
@@ -204,35 +179,6 @@ def strip_line_numbers(pages: Sequence[list[str]]) -> list[list[str]]:
     return out
 
 
-def _drop(line: str) -> bool:
-    text = line.strip()
-    if not text:
-        return False
-    if _PAGE_NUMBER.match(text):
-        return True
-    return bool(_BOILERPLATE.search(text)) and len(text.split()) <= 16
-
-
-def is_toc(lines: list[str]) -> bool:
-    """A table-of-contents page: most lines are titles ending in a page number."""
-    body = [ln.strip() for ln in lines if ln.strip()]
-    hits = sum(bool(_LEADERS.search(ln) or _TOC_LINE.match(ln)) for ln in body)
-    return hits >= 8 and hits >= 0.5 * len(body)
-
-
-def clean_page(lines: list[str], furniture_keys: set[str], edge: int) -> list[str]:
-    """A page's lines without its furniture (at the edges), page numbers, boilerplate and
-    table-of-contents entries (dotted leaders; a whole contents page)."""
-    if is_toc(lines):
-        return []
-    lines = [ln for ln in lines if not _LEADERS.search(ln)]
-    body = [i for i, ln in enumerate(lines) if ln.strip()]
-    edges = set(body[:edge] + body[-edge:])
-    return [ln for i, ln in enumerate(lines)
-            if ln.strip() and not _drop(ln)
-            and not (i in edges and _key(ln) in furniture_keys)]
-
-
 _JOINERS = frozenset("a an and as at by for from in of on or the to with".split())
 
 
@@ -308,10 +254,11 @@ def chunk_pdf(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter) ->
     base = {k: v for k, v in doc.metadata.items() if k not in ("page_labels", "pages")}
     base.setdefault("pdf", doc.doc_id.rsplit("/", 1)[-1])
     name = str(doc.metadata.get("label") or doc.title)
+    own = own_words([str(doc.metadata.get("label") or ""), doc.title, str(base["pdf"])], keys)
     section: str | None = None
     out: list[Chunk] = []
     for lines, number in zip(split, labels):
-        paras = paragraphs(clean_page(lines, keys, edge))
+        paras = paragraphs(clean_page(lines, keys, edge, own))
         if not paras:
             continue
         # one canonical pass per run of paragraphs under the same heading
@@ -340,8 +287,9 @@ def chunk_pdf(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter) ->
     return out
 
 
-VERSION = 2
-"""The chunker's version (stores re-chunk what an older one made): 2 drops line numbers."""
+VERSION = 3
+"""The chunker's version (stores re-chunk what an older one made): 2 drops line numbers;
+3 drops the furniture of 1- and 2-page prints (their self-citations, headers on both pages)."""
 
 register_chunker("pdf_pages", chunk_pdf, formats=("pdf", "text"), version=VERSION,
                  options={"edge_lines": int, "furniture_share": float},
