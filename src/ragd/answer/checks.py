@@ -13,10 +13,10 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Sequence
 
 from ..analysis import analyze
+from ..embedding.tokenizer import whole_words
 from .terms import held, missing_terms
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9]|[A-Za-z]")
@@ -38,15 +38,6 @@ _MEASURE = re.compile(r"\d+(?:\.\d+)?-?([A-Za-z]+)")
 _DEFINED = re.compile(r"[A-Za-z][\w'-]*\s*\(\s*([A-Za-z][A-Za-z0-9.\-]*)\s*\)")
 
 
-@lru_cache(maxsize=1)
-def _common_words() -> frozenset[str]:
-    """Whole words of the bundled model's WordPiece vocabulary: ordinary English."""
-    from ..embedding.tokenizer import counting_tokenizer
-
-    return frozenset(w for w in counting_tokenizer().get_vocab()
-                     if w.isalpha() and not w.startswith("##"))
-
-
 def salient_units(question: str, names: bool = False) -> list[tuple[str, ...]]:
     """The question's acronyms (three or more capitals that are not an ordinary word
     shouted: ITAR, OFAC but not DROP) and codes (letters and digits: 5A991, DSP-5, Q13),
@@ -58,7 +49,7 @@ def salient_units(question: str, names: bool = False) -> list[tuple[str, ...]]:
     out: list[tuple[str, ...]] = []
     defined = {m.group(1) for m in _DEFINED.finditer(question)}
     tokens = [t for t in _TOKEN.findall(question) if t not in defined]
-    common = _common_words()
+    common = whole_words()   # ordinary English
     for i, tok in enumerate(tokens):
         bare = tok.replace(".", "").replace("-", "")
         if not bare:

@@ -72,7 +72,8 @@ def filter_facts(question_terms: Sequence[str], facts: Sequence[Fact], *, max_fa
     return kept, dropped
 
 
-_BULLET = re.compile(r"\s[•■●▪◦]\s")
+_BULLETS = "•■●▪◦"
+_BULLET = re.compile(rf"\s[{_BULLETS}]\s")
 
 
 _TRAILING_LABEL = re.compile(r"[:;]\s*((?:[ivx]{1,5}|[a-z]|\d{1,2})[.)])\s*$")
@@ -111,7 +112,22 @@ _LABEL = re.compile(r"\(?(?:[a-z]{1,2}|[0-9]{1,2}|[ivx]{1,5})[.)]\s")
 def _item(quote: str, start: int) -> bool:
     """Whether the sentence at ``start`` is a list item: after a bullet, or labelled."""
     before = quote[:start].rstrip()
-    return before[-1:] in "•■●▪◦" and bool(before) or bool(_LABEL.match(quote, start))
+    return bool(before) and before[-1] in _BULLETS or bool(_LABEL.match(quote, start))
+
+
+def _list_items(intro: Pick, items: Mapping[tuple[str, int], tuple[str, bool]],
+                room: int) -> list[Pick]:
+    """The items after a list's introduction in its passage (at most ``room``), while they
+    are bulleted, labelled or run on from the one before (";", ",", "and", "or")."""
+    out: list[Pick] = []
+    last = intro.text
+    for step in range(1, room + 1):
+        text, item = items.get((intro.fact.key, intro.position + step), ("", False))
+        if not text or not (item or last.endswith((":", ";", ",", " and", " or"))):
+            break
+        out.append(Pick(intro.fact, text, intro.position + step, intro.coverage, 0.0))
+        last = text
+    return out
 
 
 Similarity = Callable[[Sequence[str]], Sequence[float]]
@@ -141,9 +157,10 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     ``fragments``, a sentence starting in lower case (cut by a passage boundary) is not
     picked. (With ``context_terms`` the similarity also reads the passage's context line.) A
     bulleted item is a sentence of its own, and a picked sentence that introduces a list
-    ("These four elements are:") brings the items that follow it; a heading run into a sentence is left out of it
-    (:func:`~ragd.answer.shapes.lead`), unless it is the term a glossary entry defines. With ``follow``, each picked sentence
-    brings up to that many sentences that follow it in its passage (a definition's or a
+    ("These four elements are:") brings the items that follow it; a heading run into a
+    sentence is left out of it (:func:`~ragd.answer.shapes.lead`), unless it is the term a
+    glossary entry defines. With ``follow``, each picked sentence brings up to that many
+    sentences that follow it in its passage (a definition's or a
     list's continuation), within ``max_sentences``. ``similarity_weight`` is the share of
     the similarity in a sentence's score (the rest: coverage, passage relevance,
     position). With ``define`` (the terms a definitional question asks about), a sentence
@@ -168,10 +185,12 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             heading = ""
             if cut and not (glossary(raw[:cut]) or (define and defines(raw, define))):
                 heading, raw = raw[:cut], raw[cut:]  # the statement, without its heading ...
-            items[(f.key, position)] = (normal(raw), _item(quote, end - len(raw)))
+            else:
+                cut = 0
+            text = normal(raw)
+            items[(f.key, position)] = (text, _item(quote, start + cut))
             if is_heading(raw, label, first=position == 0) or (not fragments and fragment(raw)):
                 continue
-            text = normal(raw)
             # ... which still says what the statement is about, as a passage's context does
             cov = coverage(question_terms, weight,
                            set(analyze(f"{heading} {text}")) | around[f.key])
@@ -230,15 +249,11 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             break
         if not take(p):
             continue
-        if p.text.endswith(":"):            # it introduces a list: its items, short or not,
-            last = p.text                   # while they are bulleted, labelled or run on (";")
-            for step in range(1, max_sentences):
-                text, item = items.get((p.fact.key, p.position + step), ("", False))
-                if not text or len(chosen) >= max_sentences or not (
-                        item or last.endswith((":", ";", ",", " and", " or"))):
+        if p.text.endswith(":"):            # it introduces a list: its items, short or not
+            for item in _list_items(p, items, max_sentences - 1):
+                if len(chosen) >= max_sentences:
                     break
-                take(Pick(p.fact, text, p.position + step, p.coverage, 0.0))
-                last = text
+                take(item)
             continue
         for step in range(1, follow + 1):   # the sentences that continue it
             row = at.get((p.fact.key, p.position + step))

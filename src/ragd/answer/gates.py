@@ -22,9 +22,9 @@ reason, or None to let the answer stand. A check is a pure function of a
 * ``wording_asked`` — a question asking for the exact wording or text of something is
   answered only by a sentence that quotes it or introduces it ("... shall read:", "the
   following statement"): else ``undetermined``.
-* ``members_asked`` — "Which countries are in Country Group A:5?" asks what a named group
-  holds: an answer needs a sentence that names the group and says what it holds ("Country
-  Group A:5 includes ...", "... A:5:") or lists names; sentences that only mention the
+* ``members_asked`` — "Which countries are in Group B?" asks what a named group holds: an
+  answer needs a sentence that names the group and says what it holds ("Group B includes
+  ...", "... Group B:") or lists names; sentences that only mention the
   group in passing do not answer it: ``undetermined``.
 """
 
@@ -171,7 +171,7 @@ _LIGHT = frozenset("be get do make know find tell go have see work deal handle p
 
 def asked_action(question: str) -> str | None:
     """The action a how-to question asks the way to do, as the word prefix its forms share
-    ("How do I apply to OFAC ...?" → ``appl``: apply, applies, application), else None."""
+    ("How do I apply to the agency ...?" → ``appl``: apply, applies, application), else None."""
     m = _HOW_TO.match(question)
     if not m or m.group("verb").lower() in _LIGHT:
         return None
@@ -219,8 +219,8 @@ _NAMES = re.compile(r"(?:\b[A-Z][\w.'’-]+(?:\s+[A-Z][\w.'’-]+)*\s*,\s*){2,}(
 
 
 def asked_group(question: str) -> str | None:
-    """The named group a question asks the members of ("Which countries are in Country
-    Group A:5?" → ``Country Group A:5``), else None."""
+    """The named group a question asks the members of ("Which countries are in Group B?" →
+    ``Group B``), else None."""
     m = _MEMBERS_Q.match(question)
     return m.group("group") if m else None
 

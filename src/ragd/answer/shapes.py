@@ -114,14 +114,19 @@ def lead(sentence: str) -> int:
     """Where the statement starts when a heading is glued before it, else 0.
 
     The PDF text of a page runs a heading into the paragraph under it: a run of words in
-    capitals (three, or two long ones: "PRODUCT QUALITY This section ...") ("ICH HARMONISED GUIDELINE QUALITY RISK MANAGEMENT Q9(R1) Draft
-    version ..."), or a numbered heading in title case ("3.2 Pharmaceutical Quality System
-    Elements The elements described below ...", "1.6.2 Quality Risk Management Quality risk
-    management is ..."). The statement starts at the first word in sentence case that
-    opens it: one followed by a word in lower case, after a heading word that is not a
-    small word ("Elements of the PQS are ..." stays whole). The rest must still be a
-    statement of four words or more."""
+    capitals (three, or two long ones: "PRODUCT QUALITY This section ...", "ICH HARMONISED
+    GUIDELINE QUALITY RISK MANAGEMENT Q9(R1) Draft version ..."), or a numbered heading in
+    title case ("3.2 Pharmaceutical Quality System Elements The elements described below
+    ...", "1.6.2 Quality Risk Management Quality risk management is ..."). The statement
+    starts at the first word in sentence case that opens it: one followed by a word in lower
+    case, after a heading word that is not a small word ("Elements of the PQS are ..."
+    stays whole). The rest must still be a statement of four words or more."""
     tokens = [(m.start(), m.group()) for m in re.finditer(r"\S+", sentence)]
+    return _capitals_lead(tokens) or _numbered_lead(sentence, tokens)
+
+
+def _capitals_lead(tokens: Sequence[tuple[int, str]]) -> int:
+    """Where the statement starts after a run of words in capitals, else 0."""
     cut = 0
     caps: list[int] = []                            # letters of each long word in capitals
     for _, word in tokens:
@@ -136,6 +141,11 @@ def lead(sentence: str) -> int:
     if (len(caps) >= 3 or (len(caps) == 2 and sum(caps) >= 10)) and cut < len(tokens) \
             and (_opens(tokens[cut][1]) or tokens[cut][1] in ("A", "I")):
         return tokens[cut][0] if len(tokens) - cut >= 4 else 0
+    return 0
+
+
+def _numbered_lead(sentence: str, tokens: Sequence[tuple[int, str]]) -> int:
+    """Where the statement starts after a numbered heading in title case, else 0."""
     m = _NUMBERED.match(sentence)
     if not m:
         return 0
@@ -163,8 +173,8 @@ _LABELS = re.compile(r"^\s*(?:\(\s*[a-zA-Z0-9]{1,5}\s*\)\s*)+")
 def is_heading(sentence: str, label: set[str] = frozenset(), first: bool = False) -> bool:
     """A heading, citation header or title line rather than a statement: short, a Markdown
     heading, made mostly of references and numbers, a title in capitals or in title case
-    ("( e ) Destination Control Statement."), a table of contents ("§ 11.100 General
-    requirements. § 11.200 Electronic signature components."), or (a line of at most 12 words, or the
+    ("( e ) Export Control Statement."), a table of contents ("§ 11.100 General
+    requirements. § 11.200 Signature components."), or (a line of at most 12 words, or the
     passage's ``first`` line at any length: "Section 89. Act done in good faith for benefit
     of child ...") only words of the passage's own heading or title (``label``)."""
     words = sentence.split()

@@ -36,11 +36,16 @@ def _counter(policy: ChunkPolicy, model_counter: TokenCounter | None) -> TokenCo
     return count_tokens
 
 
+def _chunker_name(policy: ChunkPolicy, fmt: str) -> str:
+    """The chunker ``policy`` names for a document of format ``fmt`` (``auto``: by format)."""
+    return AUTO.get(fmt, "canonical") if policy.chunker == "auto" else policy.chunker
+
+
 def resolve_chunker(policy: ChunkPolicy, fmt: str) -> tuple[ChunkerSpec, ChunkPolicy]:
     """The registered chunker for a document of format ``fmt`` under ``policy``, and the
     policy it gets (under ``auto``, only the options that chunker takes)."""
+    spec = CHUNKERS.get(_chunker_name(policy, fmt))
     if policy.chunker == "auto":
-        spec = CHUNKERS.get(AUTO.get(fmt, "canonical"))
         known = {k for name in set(AUTO.values()) for k in CHUNKERS.get(name).options}
         unknown = sorted(set(policy.options) - known)
         if unknown:
@@ -48,8 +53,6 @@ def resolve_chunker(policy: ChunkPolicy, fmt: str) -> tuple[ChunkerSpec, ChunkPo
         mine = {k: v for k, v in policy.options.items() if k in spec.options}
         if mine != dict(policy.options):
             policy = replace(policy, options=mine)
-    else:
-        spec = CHUNKERS.get(policy.chunker)
     if fmt == "pdf" and fmt not in spec.formats and "text" in spec.formats:
         fmt = "text"  # a PDF's pages are text to a chunker that is not page-aware
     if fmt not in spec.formats:
@@ -66,9 +69,7 @@ def chunk_versions(policy: ChunkPolicy, fmt: str | None = None) -> dict[str, int
     if fmt is None:
         names = set(AUTO.values()) if policy.chunker == "auto" else {policy.chunker}
     else:
-        if fmt not in FORMATS:
-            fmt = "text"
-        names = {AUTO.get(fmt, "canonical") if policy.chunker == "auto" else policy.chunker}
+        names = {_chunker_name(policy, fmt if fmt in FORMATS else "text")}
     specs = [CHUNKERS.get(n) for n in sorted(names) if n in CHUNKERS]
     return {s.name: s.version for s in specs if s.version != 1}
 

@@ -63,7 +63,7 @@ NUMBERING_MIN_LINES = 10
 """A line-numbered page has a run of this many lines (or more) with rising numbers ..."""
 NUMBERING_SHARE = 0.4
 """... making this share of its lines or more (numbered lists and contents pages measured
-in the 55 pharma PDFs: runs of 9 at most, a fifth of their page; drafts: 20 to 46, 0.8)."""
+in the PDFs measured by bench/pdf_line_numbers.py: runs of 9 at most, a fifth of their page; drafts: 20 to 46, 0.8)."""
 NUMBERING_PAGES = 0.25
 """A document is line-numbered when this share of its pages with text are."""
 NUMBERING_LOOSE = (3, 0.3)

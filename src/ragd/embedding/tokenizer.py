@@ -56,6 +56,13 @@ def counting_tokenizer() -> Tokenizer:
     return tok
 
 
+@lru_cache(maxsize=1)
+def whole_words() -> frozenset[str]:
+    """The whole words of the bundled model's WordPiece vocabulary (alphabetic entries, no
+    ``##`` pieces): ordinary English, offline."""
+    return frozenset(w for w in counting_tokenizer().get_vocab() if w.isalpha())
+
+
 def count_tokens(texts: Sequence[str]) -> list[int]:
     """WordPiece token counts without [CLS]/[SEP] (what chunk sizes are measured in)."""
     if not texts:

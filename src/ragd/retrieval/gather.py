@@ -14,7 +14,7 @@ written here.
   define is one more variant (expanded by the rules too), merged the same way. The
   reranker, and the answer's terms (``Gathered.asked``), read the query corrected (long
   forms left out: with them, the answer's terms and sentence scores moved off the
-  question, measured on the pharma perturbation set).
+  question, measured on a set of short and misspelt questions).
 * **Scope** (``scope.values``: name → values of ``scope.field``): retrieval filtered to
   chunks whose field holds one of the scope's values (one search per value, merged);
   an empty list is no filter.

@@ -10,8 +10,8 @@ first in alphabetical order, so a correction is deterministic.
 
 "No English word": not a whole word of the bundled embedding model's WordPiece
 vocabulary (30k entries, offline). A specialised collection lacks most of the language:
-without this, "much" became "such", "told" "hold", "anything" "nothing" in the EAR and
-legal question sets, where no word was misspelt. The same first letter is the typo
+without this, "much" became "such", "told" "hold", "anything" "nothing" in question sets
+over regulations and statutes where no word was misspelt. The same first letter is the typo
 notion :func:`ragd.answer.terms.missing_terms` already uses ("sprained" is no typo of
 "trained").
 
@@ -34,7 +34,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from ..analysis import _fold, _stem
-from ..embedding.tokenizer import counting_tokenizer
+from ..embedding.tokenizer import whole_words
 from ..text import STOPWORDS, words
 
 MIN_LENGTH = 4
@@ -69,9 +69,8 @@ def osa(a: str, b: str, limit: int | None = None) -> int:
 
 @lru_cache(maxsize=1)
 def english() -> frozenset[str]:
-    """Whole English words of the bundled WordPiece vocabulary (alphabetic, 2+ letters)."""
-    return frozenset(w for w in counting_tokenizer().get_vocab()
-                     if len(w) >= 2 and w.isalpha() and w.isascii())
+    """Whole English words of the bundled WordPiece vocabulary (ASCII, 2+ letters)."""
+    return frozenset(w for w in whole_words() if len(w) >= 2 and w.isascii())
 
 
 def _letter_counts(codes: np.ndarray) -> np.ndarray:
