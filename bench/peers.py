@@ -613,6 +613,19 @@ def vector_engines(name: str, matrix: np.ndarray, queries: np.ndarray, texts: li
                         "note": "same store; its first default search built and saved the "
                                 "graph (single-threaded)", "index": stats}, None
 
+    def ragd_hnsw_ef(ef: int):
+        """The graph searched with a longer candidate list (``--ragd-ef-search``): the
+        setting at which ragd's recall meets Chroma's, for a queries/s at equal recall."""
+        def build():
+            _, info, _ = ragd_hnsw()
+            store = ragd_state["store"]
+
+            def search(i: int, k: int) -> list[tuple[int, float]]:
+                return [(row_of_key[h.key], h.score)
+                        for h in store.vector_search("peers", queries[i], k, ef_search=ef)]
+            return search, {**info, "note": "same store and graph as the default row"}, None
+        return build
+
     def ragd_retrieve():
         if "store" not in ragd_state:
             raise RuntimeError("the ragd store did not build")
@@ -750,6 +763,10 @@ def vector_engines(name: str, matrix: np.ndarray, queries: np.ndarray, texts: li
                         "usearch HNSW, candidates rescored exactly from float32",
               "connectivity (M)": CONNECTIVITY, "expansion_add (ef_construction)": EXPANSION_ADD,
               "ef_search": default_ef_search(n), "graph vectors": DTYPE}, ragd_hnsw),
+            *((f"ragd store.vector_search (HNSW, ef_search {ef})",
+               {"search": "the same graph, ef_search given per query (--ragd-ef-search)",
+                "ef_search": ef}, ragd_hnsw_ef(ef))
+              for ef in options.get("ragd_ef_search", ())),
             ("ragd.retrieve(mode=vector)", {"plan": f"k={K}, pool={K}, mode vector",
                                              "search": "the store's default (exact below "
                                                        f"{ANN_THRESHOLD:,} chunks, HNSW from it)",
@@ -897,6 +914,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="SciFact test queries (0: all 300); also the synthetic query count")
     parser.add_argument("--passes", type=int, default=3)
     parser.add_argument("--batch-repeats", type=int, default=5)
+    parser.add_argument("--ragd-ef-search", default="112",
+                        help="ragd's graph also searched at these ef_search (comma-separated; "
+                             "empty: not)")
+    parser.add_argument("--skip", action="append", default=[],
+                        help="an engine's row name not to run (repeatable)")
     parser.add_argument("--chroma-m", type=int, default=16)
     parser.add_argument("--chroma-ef-construction", type=int, default=100)
     parser.add_argument("--chroma-ef-search", type=int, default=100)
@@ -917,8 +939,9 @@ def main(argv: list[str] | None = None) -> int:
     versions = peer_versions()
     console.print("versions: " + ", ".join(f"{k} {v}" for k, v in versions.items() if v))
     options = {"chroma_m": args.chroma_m, "chroma_ef_construction": args.chroma_ef_construction,
-               "chroma_ef_search": args.chroma_ef_search, "lance_nprobes": args.lance_nprobes,
-               "lance_ef": args.lance_ef}
+               "chroma_ef_search": args.chroma_ef_search, "skip": sorted(set(args.skip)),
+               "ragd_ef_search": [int(v) for v in args.ragd_ef_search.split(",") if v.strip()],
+               "lance_nprobes": args.lance_nprobes, "lance_ef": args.lance_ef}
     results: dict[str, Any] = {
         "benchmark": "peers",
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
