@@ -10,6 +10,10 @@ refusal with a reason, and nothing raises. What the model tried and what the val
 did is tallied and printed (and written to ``$RAGD_LLM_REPORT`` when set): docs/llm.md
 holds the table.
 
+The suite asks every third question of each of the four lists (16 of the 40: 4 + 4 on the
+demo corpus, 4 + 4 on EAR), which keeps its run near a minute and a half; ``RAGD_LLM_FULL=1``
+asks all 40 (what docs/llm.md reports).
+
 To keep the run short the collections use the ``ear`` profile with a smaller context
 (2 passages, 200 words) and reply budget (160 tokens); ``tests/llm/test_llama_server.py``
 runs ``ragd ask --llm`` with the profile's own budgets.
@@ -72,8 +76,14 @@ DEMO_UNANSWERABLE = [
     "What is the maximum fine for violating the EAR?",
     "How many days of parental leave does the policy grant?",
 ]
+FULL = os.environ.get("RAGD_LLM_FULL") == "1"
 EAR_FIXTURE = REPO / "tests" / "fixtures" / "ear_vectors.npz"
 EAR_GOLDEN = REPO / "bench" / "golden" / "ear_qa.jsonl"
+
+
+def _sample(questions: list) -> list:
+    """All of them with ``RAGD_LLM_FULL=1``, else every third (the first, fourth, ...)."""
+    return list(questions) if FULL else list(questions)[::3]
 
 
 def ear_questions() -> list[tuple[str, bool]]:
@@ -167,10 +177,13 @@ def test_validators_hold_against_a_hallucinating_model(llama_server, demo, ear):
     client = make_client(llama_server.url, None)
     client.timeout = 120.0  # -t 1 on a shared machine: slow, never hung
     counting = Counting(client)
-    runs = ([(demo, q, True) for q in DEMO_ANSWERABLE]
-            + [(demo, q, False) for q in DEMO_UNANSWERABLE]
-            + [(ear, q, ok) for q, ok in ear_questions()])
-    assert len(runs) == 40 and sum(ok for _, _, ok in runs) == 20
+    ear_runs = ear_questions()
+    runs = ([(demo, q, True) for q in _sample(DEMO_ANSWERABLE)]
+            + [(demo, q, False) for q in _sample(DEMO_UNANSWERABLE)]
+            + [(ear, q, ok) for q, ok in _sample(ear_runs[:10])]
+            + [(ear, q, ok) for q, ok in _sample(ear_runs[10:])])
+    asked = 40 if FULL else 16
+    assert len(runs) == asked and sum(ok for _, _, ok in runs) == asked // 2
     tally: Counter = Counter()
     dropped: Counter = Counter()
     refusals: Counter = Counter()
@@ -213,7 +226,7 @@ def test_validators_hold_against_a_hallucinating_model(llama_server, demo, ear):
         Path(os.environ["RAGD_LLM_REPORT"]).write_text(json.dumps(report, indent=1,
                                                                   sort_keys=True))
     assert not problems, "\n".join(problems)
-    assert tally["answers"] == 40 and tally["exceptions"] == 0
+    assert tally["answers"] == asked and tally["exceptions"] == 0
     # the run exercised the model: it proposed sentences, and the validators had work
-    assert tally["reached_model"] >= 10, report
-    assert tally["proposed"] >= 10, report
+    assert tally["reached_model"] >= asked // 4, report
+    assert tally["proposed"] >= asked // 4, report
