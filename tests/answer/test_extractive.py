@@ -113,6 +113,7 @@ def test_pdf_options_definitions_follow_fragments_context_and_bullets():
     assert definition_subject("electronic signature definition under 21 CFR part 11") == [
         "electron", "signatur"]                                   # in keywords
     assert definition_subject("qrm definition ich q9") == ["qrm"]
+    assert definition_subject("Define the term batch (lot).") == ["batch"]
     assert definition_subject("What does the court say about the definition of theft?") == []
     assert defines("(7) Electronic signature means a computer data compilation.",
                    ["electron", "signatur"])

@@ -7,7 +7,8 @@ from hypothesis import assume, given, settings, strategies as st
 
 from ragd.answer.checks import salient_units
 from ragd.answer.gates import (ANSWER_CHECKS, Draft, asked_action, asked_group, asks_wording,
-                               members_asked, numbers_in, run_checks, stated_figures,
+                               members_asked, named_parts, numbers_in, run_checks,
+                               stated_figures,
                                steps_asked, unsupplied, usual_or_current, wording_asked)
 from ragd.errors import ConfigError
 from ragd.profiles import load_profile
@@ -171,6 +172,40 @@ def test_a_question_for_a_groups_members_needs_a_sentence_saying_what_it_holds()
                   "Country Group A:5 (see supplement no. 1): Argentina, Australia.",
                   "Country group A:5 consists of the following countries."):
         assert members_asked(Draft(q, (passing, holds))) is None, holds
+
+
+# named_parts --------------------------------------------------------------------------------
+
+def test_a_named_part_no_retrieved_passage_mentions_is_outside_the_documents():
+    q = "What are the requirements of EU GMP Annex 23 for cannabis cultivation?"
+    assert named_parts(q) == [("annex", "23")]
+    assert named_parts("What does Annex IV of the Directive require?") == [("annex", "iv")]
+    # a number that goes on is a reference into the part, read by citation schemes
+    assert named_parts("Under 21 CFR 11.50, what must a record show?") == []
+    assert named_parts("What does Article 5(2) require?") == []
+    assert named_parts("What role do civil servants play in part of the process?") == []
+    check = ANSWER_CHECKS.get("named_parts")
+    pool = ("2015-10_annex15.pdf\nAnnex 15\n\nQualification and validation ...",
+            "pe-009-17.pdf\nPIC/S GMP Guide\nANNEX 2\nManufacture of biological products.",
+            "guide.pdf\nGuide\n\nAs described in Annex 230 of the other guide.")
+    assert check(Draft(q, ("Annex 15 describes validation.",), pool=pool)) == \
+        "not_in_documents"
+    for asked in ("What does Annex 15 require for process validation?",   # its text
+                  "What does annex 2 cover?",                               # a heading
+                  "Which Annex 15 rules apply?"):
+        assert check(Draft(asked, ("A sentence.",), pool=pool)) is None, asked
+    # a file name spells it too
+    assert check(Draft("What is in annex 19?", ("A sentence.",),
+                       pool=("2005_12_14_annex19_en.pdf\n\n\nReference samples ...",))) is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(WORDS, st.integers(1, 40))
+def test_property_a_part_the_pool_names_never_refuses(words, number):
+    for noun in ("Annex", "chapter", "PART"):
+        q = f"{words} {noun} {number}?"
+        pool = (f"doc.pdf\nTitle\n\n{noun.upper()} {number} sets out the rules.",)
+        assert ANSWER_CHECKS.get("named_parts")(Draft(q, ("A sentence.",), pool=pool)) is None
 
 
 def test_run_checks_returns_the_first_refusal_in_the_listed_order():

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from ragd.analysis import analyze
 from ragd.answer.extractive import synthesize
-from ragd.answer.shapes import defines, glossary, is_heading, lead
+from ragd.answer.shapes import defined_term, defines, definition_subject, glossary, is_heading, lead
 from ragd.answer.terms import question_terms, weights
 from ragd.answer.types import Evidence, Fact
 
@@ -143,3 +143,77 @@ def test_a_list_label_ending_a_sentence_goes_with_the_item_it_labels():
     assert texts == ["Assessment of each batch for certification may include as appropriate:",
                      "i. Batch records, including control reports;",
                      "ii. Production conditions."]
+
+
+def test_defined_term_names_what_a_plain_definition_defines():
+    assert defined_term("(5) Digital signature means an electronic signature based upon "
+                        "cryptographic methods.") == ["digit", "signatur"]
+    assert defined_term("Batch refers to a specific quantity of a drug.") == ["batch"]
+    assert defined_term("REFERENCE SAMPLE A sample representative of the test sample.") == [
+        "refer", "sampl"]
+    for statement in ("The regulations in Part 11 set forth the criteria under which FDA "
+                      "considers electronic records trustworthy.",
+                      "This means that the firm must validate the process.",
+                      "(1) The printed name of the signer;",
+                      "A design space is the multidimensional combination of inputs.",
+                      "Records kept by the firm under the contract with the agency for its "
+                      "review means of storage are described."):
+        assert defined_term(statement) == [], statement
+
+
+_GLOSSARY = ("(5) Digital signature means an electronic signature based upon cryptographic "
+             "methods of originator authentication. (6) Electronic record means any "
+             "combination of text or data in digital form. (7) Electronic signature means a "
+             "computer data compilation of any symbol executed by an individual to be the "
+             "legally binding equivalent of the handwritten signature. (8) Handwritten "
+             "signature means the scripted name of an individual.")
+
+
+def test_a_defined_term_is_answered_without_the_glossarys_other_entries():
+    facts = [_fact("E1", "The regulations in Part 11 set forth the criteria under which "
+                         "electronic signatures are trustworthy. In general, Part 11 applies "
+                         "to records in electronic form."),
+             _fact("E2", _GLOSSARY, title="21 CFR Part 11")]
+    q = "What is an electronic signature under 21 CFR Part 11?"
+    texts = _texts(facts, q, max_sentences=6, min_coverage=0.3, relative=0.5, follow=2,
+                   context_terms=True, define=definition_subject(q))
+    # the definition leads (its passage holds the best sentence), no other term's entry
+    # is picked or followed into
+    assert texts[0].startswith("(7) Electronic signature means")
+    assert not any(t.startswith(("(5)", "(6)", "(8)")) for t in texts)
+    # asked about no definition, the glossary's entries are sentences like any other
+    q = "Which signatures are based upon cryptographic methods?"
+    assert any(t.startswith("(5) Digital signature means")
+               for t in _texts(facts, q, max_sentences=6, min_coverage=0.3, relative=0.5))
+
+
+_SENTENCES = st.sampled_from([
+    "A batch record means the record of one batch.", "Electronic records must be retained.", "Signatures are linked to records.",
+    "The batch record is reviewed by the quality unit.", "Records are kept for one year.",
+    "A signature is unique to one individual.", "The quality unit approves the batch.",
+    "Audit trails record changes to electronic records.", "Retention samples are kept."])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_SENTENCES, min_size=1, max_size=4), min_size=1, max_size=4),
+       st.sampled_from(["How long are electronic records retained?",
+                        "Who approves the batch record?", "Is a signature unique?",
+                        "What is a batch record?"]))
+def test_property_passages_keep_the_context_order_each_in_its_own_order(passages, question):
+    facts = [_fact(f"E{i + 1}", " ".join(p)) for i, p in enumerate(passages)]
+    terms = question_terms(question)
+    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+    define = definition_subject(question)
+    picks = synthesize(terms, weight, facts, max_sentences=6, min_coverage=0.2, relative=0.5,
+                       define=define)
+    keys = [p.fact.key for p in picks]
+    # each passage's sentences together, in the order they stand in it
+    assert keys == sorted(keys, key=keys.index)
+    for key in set(keys):
+        positions = [p.position for p in picks if p.fact.key == key]
+        assert positions == sorted(positions)
+    # passages in the facts' order, but for one defining the asked term, which leads
+    defining = {p.fact.key for p in picks if define and defines(p.text, define)}
+    rest = [k for k in dict.fromkeys(keys) if k not in defining]
+    assert rest == sorted(rest, key=lambda k: int(k[1:]))
+    assert all(k in defining for k in keys[:len([k for k in keys if k in defining])])

@@ -93,3 +93,33 @@ def test_an_answer_reads_the_corrected_question_and_traces_the_variants(store, t
     assert got.trace.variants == ("process validaton", "process validation")
     assert got.to_dict()["trace"]["variants"] == ["process validaton", "process validation"]
     assert got.status == "answered" and "Process validation is" in got.answer
+
+
+def test_the_evidence_checks_read_the_corrected_question(store, toy, tmp_path):
+    """A cross-encoder reading "process validaton" misjudges which passage answers: the
+    evidence validators get the question as the reranker and the answer read it."""
+    if store.url.startswith("postgres"):
+        pytest.skip("spelling is a no-op on PostgreSQL")
+    from ragd.answer.pipeline import answer
+    from ragd.collection import open_collection
+    from ragd.evidence.base import VALIDATORS, Step
+    from ragd.profiles import load_profile
+
+    seen: list[str] = []
+
+    def record(question, candidates, ctx):
+        seen.append(question)
+        return Step(tuple(candidates))
+
+    VALIDATORS.register("test_record_question", record, replace=True)
+    try:
+        path = tmp_path / "typos-checked.toml"
+        path.write_text('name = "typos-checked"\n[retrieval]\nspelling = true\n'
+                        '[evidence]\nvalidators = ["test_record_question"]\n')
+        coll = open_collection(store, "typos", toy, create=True, profile=load_profile(path))
+        ingest_documents(DOCS, coll)
+        got = answer("process validaton", coll)
+    finally:
+        VALIDATORS.unregister("test_record_question")
+    assert seen == ["process validation"]
+    assert got.question == "process validaton"          # the answer keeps what was asked

@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Sequence
 
 from ..analysis import analyze
 from ..chunking import split_sentences
-from .shapes import defines, fragment, glossary, is_heading, lead
+from .shapes import defined_term, defines, fragment, glossary, is_heading, lead
 from .terms import coverage
 from .types import Fact
 
@@ -141,7 +141,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                context_terms: bool = False, fragments: bool = True,
                follow: int = 0, similarity_weight: float = 0.5,
                define: Sequence[str] = (), definition_bonus: float = 0.2) -> list[Pick]:
-    """Phase C, extractively: the picked sentences in passage order.
+    """Phase C, extractively: the picked sentences, passages in the facts' order (the one
+    defining the term a definitional question asks about first), each in its own order.
 
     Every whole sentence of the facts is scored by the weighted share of the question's
     terms it holds (``coverage``), its passage's place in the context and its own place
@@ -227,6 +228,11 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     # pick, a passage holding only weak sentences could bar all of them, leaving no answer
     best_passage = max(passage[p.fact.key] for p in strong)
     strong = [p for p in strong if passage[p.fact.key] >= relative * best_passage]
+    if define and any(defines(p.text, define) for p in strong):
+        # the term is defined: the entries of the same glossary defining other terms
+        # ("(5) Digital signature means ..." beside "(7) Electronic signature means ...")
+        # answer another question
+        strong = [p for p in strong if not _defines_other(p.text, define)]
     strong.sort(key=lambda p: (-p.score, p.fact.key, p.position))
     at = {(f.key, position): (f, text, position, cov)
           for f, text, position, cov, _ in rows} if follow else {}
@@ -257,8 +263,18 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             continue
         for step in range(1, follow + 1):   # the sentences that continue it
             row = at.get((p.fact.key, p.position + step))
-            if row is None or len(chosen) >= max_sentences:
-                break
+            if row is None or len(chosen) >= max_sentences or _defines_other(row[1], define):
+                break                       # (a glossary's next entry does not continue it)
             take(Pick(row[0], row[1], row[2], row[3], 0.0))
+    # passages in the context's order (the evidence checks' judgement of which answers),
+    # except that the one defining the term asked about comes first; each in its own order
     order_of = {f.key: i for i, f in enumerate(facts)}
-    return sorted(chosen, key=lambda p: (order_of[p.fact.key], p.position))
+    defining = {p.fact.key for p in chosen if define and defines(p.text, define)}
+    return sorted(chosen, key=lambda p: (p.fact.key not in defining, order_of[p.fact.key],
+                                         p.position))
+
+
+def _defines_other(text: str, define: Sequence[str]) -> bool:
+    """A sentence plainly defining a term other than ``define`` (any term, without it)."""
+    term = defined_term(text)
+    return bool(term) and not (define and defines(text, define))

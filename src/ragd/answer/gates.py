@@ -22,6 +22,10 @@ reason, or None to let the answer stand. A check is a pure function of a
 * ``wording_asked`` — a question asking for the exact wording or text of something is
   answered only by a sentence that quotes it or introduces it ("... shall read:", "the
   following statement"): else ``undetermined``.
+* ``named_parts`` — a question naming a numbered part of a document ("Annex 23", "Appendix
+  4", "Chapter 9") that no retrieved passage mentions, in its text or its labels (document
+  id, title, heading path), asks about a part the collection does not hold:
+  ``not_in_documents``.
 * ``members_asked`` — "Which countries are in Group B?" asks what a named group holds: an
   answer needs a sentence that names the group and says what it holds ("Group B includes
   ...", "... Group B:") or lists names; sentences that only mention the
@@ -43,12 +47,14 @@ class Draft:
 
     ``question``: the question (references written canonically by the citation scheme);
     ``sentences``: the answer's sentences; ``cited``: the texts of the passages they cite;
-    ``evidence``: the texts of every accepted passage (cited or not)."""
+    ``evidence``: the texts of every accepted passage (cited or not); ``pool``: every
+    retrieved passage, its labels (document id, title, heading path) then its text."""
 
     question: str
     sentences: tuple[str, ...]
     cited: tuple[str, ...] = ()
     evidence: tuple[str, ...] = ()
+    pool: tuple[str, ...] = ()
 
 
 AnswerCheck = Callable[[Draft], "str | None"]
@@ -239,5 +245,37 @@ def members_asked(draft: Draft) -> str | None:
     return "undetermined"
 
 
-__all__ = ["ANSWER_CHECKS", "AnswerCheck", "Draft", "asked_action", "asked_group", "asks_wording",
-           "numbers_in", "run_checks", "stated_figures", "unsupplied", "usual_or_current"]
+_PART_NOUNS = ("annex", "appendix", "chapter", "article", "schedule", "part", "supplement",
+               "attachment", "exhibit", "volume")
+_NAMED_PART = re.compile(r"\b(?P<noun>" + "|".join(_PART_NOUNS) + r")\s+(?:no\.?\s*)?"
+                         r"(?P<number>\d{1,4}[a-z]?|x{0,3}(?:ix|iv|v?i{0,3})(?<=[ivx]))\b(?![.(]?\d)", re.I)
+
+
+def named_parts(question: str) -> list[tuple[str, str]]:
+    """The numbered parts a question names, as (noun, number) in lower case ("EU GMP Annex
+    23" → ("annex", "23")); a number that goes on ("Part 11.3", "Article 5(2)") is a
+    reference into the part, read by citation schemes, not a name."""
+    return list(dict.fromkeys((m.group("noun").lower(), m.group("number").lower())
+                              for m in _NAMED_PART.finditer(question)))
+
+
+def _mentions(noun: str, number: str, text: str) -> bool:
+    """Whether ``text`` names the part: "Annex 23", "ANNEX 23", "annex_23", "annex23"."""
+    flat = re.sub(r"[_\-/]+", " ", text)
+    digits = number.lstrip("0") or "0"
+    return bool(re.search(rf"(?<![a-z]){noun}\s*(?:no\.?\s*)?0*{re.escape(digits)}"
+                          r"(?![0-9a-z])", flat, re.I))
+
+
+@ANSWER_CHECKS.register("named_parts")
+def named_parts_check(draft: Draft) -> str | None:
+    """A numbered part the question names that no retrieved passage mentions refuses."""
+    for noun, number in named_parts(draft.question):
+        if not any(_mentions(noun, number, text) for text in draft.pool):
+            return "not_in_documents"
+    return None
+
+
+__all__ = ["ANSWER_CHECKS", "AnswerCheck", "Draft", "asked_action", "asked_group",
+           "asks_wording", "named_parts", "numbers_in", "run_checks", "stated_figures",
+           "unsupplied", "usual_or_current"]

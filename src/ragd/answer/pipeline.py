@@ -149,7 +149,10 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     pool, candidates = list(gathered.pool), list(gathered.candidates)
     clock.lap("retrieve")
     kind = ev_cfg["relevance"]
-    outcome = stages.validate(q, candidates, pool, prof)
+    asked = gathered.asked or q   # misspellings corrected (acronyms' long forms only searched)
+    # the evidence checks read the question as corrected, as the reranker did: a
+    # cross-encoder reading "electornic signture" misjudges which passage answers
+    outcome = stages.validate(asked, candidates, pool, prof)
     rejected = [Rejection(c.doc_id, c.chunk_id, reason, stage)
                 for c, reason, stage in outcome.rejected]
     clock.lap("validate")
@@ -188,7 +191,6 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     phase_a.extend(evidence)
     trace.update(used=len(evidence), context_tokens=assembled.tokens)
 
-    asked = gathered.asked or q   # misspellings corrected, acronyms' long forms added
     terms = question_terms(asked)
     pool_terms = [set(analyze(f"{c.context} {c.title} {c.text}")) for c in pool]
     weight = weights(terms, pool_terms)
@@ -246,9 +248,9 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     if signals["answer_coverage"] < float(ans["min_answer_coverage"]):
         return refuse("undetermined", evidence)
     kinds = ans["answer_type"]
-    asked = answer_type(q)
-    if (kinds is True or (not isinstance(kinds, bool) and asked in kinds)) and not satisfies(
-            asked, [s.text for s in sentences]):
+    wanted = answer_type(q)
+    if (kinds is True or (not isinstance(kinds, bool) and wanted in kinds)) and not satisfies(
+            wanted, [s.text for s in sentences]):
         return refuse("undetermined", evidence)
     if ans["outside_terms"] and unanswered_terms(
             plain_q, [" ".join((e.text, e.citation, e.context, e.title))
@@ -258,7 +260,8 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
         hit = run_checks(ans["checks"], Draft(
             plain_q, tuple(s.text for s in sentences),
             tuple(e.text for s in sentences for e in s.citations),
-            tuple(e.text for e in evidence)))
+            tuple(e.text for e in evidence),
+            tuple(f"{c.doc_id}\n{c.title}\n{c.context}\n{c.text}" for c in pool)))
         if hit:
             return refuse(hit[0], evidence)
     confidence = _confidence(facts, coverage_best, ans)

@@ -56,6 +56,8 @@ def definition_subject(question: str) -> list[str]:
             return []
         subject = m.group("subject")
     subject = re.sub(r"^(?:an?|the)\s+", "", subject.strip().rstrip("?. "), flags=re.I)
+    subject = re.sub(r"^(?:the\s+)?(?:term|expression|word|phrase)s?\s+(?=\S)", "", subject,
+                     flags=re.I)                  # "define the term batch": batch
     subject = _QUALIFIER.sub("", subject)
     subject = re.sub(r"\([^)]*\)", " ", subject)
     return analyze(subject)
@@ -79,6 +81,31 @@ def defines(sentence: str, subject: Sequence[str]) -> bool:
         if head and set(subject) <= set(head) and len(head) <= len(subject) + extra:
             return True
     return False
+
+
+_MEANS = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?(?:the\s+(?:terms?|expressions?)\s+)?"
+                    r"(?P<head>[^,;:.()]{1,60}?)\s*(?:\([^)]{1,20}\)\s*)?"
+                    r"(?<![^\W\d_])(?:means|shall\s+mean|is\s+defined\s+as|refers\s+to)\s",
+                    re.I)
+TERM_WORDS = 5           # a defined term is short: "(5) Digital signature means ..."
+
+
+def defined_term(sentence: str) -> list[str]:
+    """The analysed terms of the term a sentence defines, when it is plainly a definition
+    ("(5) Digital signature means ...", "Batch refers to ...", or a glossary entry whose
+    term stands in capitals: "REFERENCE SAMPLE A sample ..."), else []. Stricter than
+    :func:`defines`, which is asked about one subject: this one names what is defined."""
+    m = _MEANS.match(sentence)
+    if m:
+        head = analyze(m.group("head"))
+        if 0 < len(head) <= TERM_WORDS:
+            return head
+    cut = lead(sentence)
+    if cut and _caps(sentence[:cut].split()[0]):
+        head = analyze(re.sub(r"\([^)]*\)\s*$", "", sentence[:cut].strip()))
+        if 0 < len(head) <= TERM_WORDS:
+            return head
+    return []
 
 
 _NUMBERED = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,3})+\.?|\d{1,2}\.)\s+(?=\S)")

@@ -12,9 +12,9 @@ written here.
   :mod:`.variants`): the query with its misspelt words corrected against the
   collection's vocabulary and its acronyms followed by the long forms the documents
   define is one more variant (expanded by the rules too), merged the same way. The
-  reranker, and the answer's terms (``Gathered.asked``), read the query corrected (long
-  forms left out: with them, the answer's terms and sentence scores moved off the
-  question, measured on a set of short and misspelt questions).
+  reranker, the evidence checks and the answer's terms (``Gathered.asked``) read the query
+  corrected (long forms left out: with them, the answer's terms and sentence scores moved
+  off the question, measured on a set of short and misspelt questions).
 * **Scope** (``scope.values``: name → values of ``scope.field``): retrieval filtered to
   chunks whose field holds one of the scope's values (one search per value, merged);
   an empty list is no filter.
