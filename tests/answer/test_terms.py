@@ -27,3 +27,19 @@ def test_a_question_naming_a_code_as_the_documents_write_it_otherwise_is_not_out
     assert outside_terms("design space q9r1?", [], vocabulary) == ["q9r1"]
     assert unanswered_terms("design space q8r2?", passages[:1], pool) == []
     assert unanswered_terms("design space q8r2?", passages[1:], pool) == ["q8r2"]
+
+
+def test_an_acronym_naming_the_cited_document_is_not_required_of_the_answer():
+    cited = ["A fourfold extrapolation of accelerated stability data may be acceptable."]
+    same_document = set(analyze("The IMPD should contain the stability data of the product."))
+    other = [set(analyze(t)) for t in ("Batch records are kept.", "Water systems.",
+                                       "Cleaning validation.", "Audit trails are reviewed.")]
+    pool = [set(analyze(cited[0])), same_document, *other]
+    q = "How much extrapolation is acceptable according to the IMPD guideline?"
+    # "IMPD" is in 1 of 6 retrieved passages: not the corpus' common word, so an answer not
+    # saying it does not answer ...
+    assert unanswered_terms(q, cited, pool) == ["impd"]
+    # ... unless a retrieved passage of the cited document holds it: it names that document
+    assert unanswered_terms(q, cited, pool, documents=[pool[0], same_document]) == []
+    # passages of other documents do not count
+    assert unanswered_terms(q, cited, pool, documents=[pool[0], *other]) == ["impd"]

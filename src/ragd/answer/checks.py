@@ -81,19 +81,23 @@ def outside_terms(question: str, terms: Sequence[str], vocabulary: set[str]) -> 
 
 
 def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[str]],
-                     common: float = 0.25) -> list[str]:
+                     common: float = 0.25, documents: Sequence[set[str]] = ()) -> list[str]:
     """The question's distinctive acronyms and codes that none of the answer's cited
     passages holds: an answer that never mentions the regime, form or item asked about
     ("DSP-5", "5A991", "OFAC") does not answer the question. An acronym found in at least
-    ``common`` of the retrieved pool (the name of the rules the corpus holds) names the documents' own
-    world, not the question's subject, and is not required."""
+    ``common`` of the retrieved pool (the name of the rules the corpus holds) names the
+    documents' own world, not the question's subject, and is not required; nor is one that
+    retrieved passages of the cited documents hold (``documents``: their terms): the
+    question used it to name that document ("the EMA IMPD guideline"), whose passages
+    answer."""
     have: set[str] = set()
     for text in passages:
         have.update(analyze(text))
+    around: set[str] = set().union(*documents) if documents else set()
     n = max(1, len(pool))
     out = []
     for unit in salient_units(question):
-        if all(held(t, have) for t in unit):
+        if all(held(t, have) or held(t, around) for t in unit):
             continue
         if all(sum(held(t, p) for p in pool) / n >= common for t in unit):
             continue

@@ -252,9 +252,11 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     if (kinds is True or (not isinstance(kinds, bool) and wanted in kinds)) and not satisfies(
             wanted, [s.text for s in sentences]):
         return refuse("undetermined", evidence)
+    cited_docs = {e.doc_id for s in sentences for e in s.citations}
     if ans["outside_terms"] and unanswered_terms(
             plain_q, [" ".join((e.text, e.citation, e.context, e.title))
-                for s in sentences for e in s.citations], pool_terms):
+                for s in sentences for e in s.citations], pool_terms,
+            documents=[t for c, t in zip(pool, pool_terms) if c.doc_id in cited_docs]):
         return refuse("undetermined", evidence)
     if ans["checks"]:
         hit = run_checks(ans["checks"], Draft(
