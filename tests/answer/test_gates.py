@@ -264,17 +264,19 @@ def gated(tmp_path_factory):
     coll.close()
 
 
-@pytest.mark.parametrize("question, reason", [
-    ("How long are audit logs retained?", None),
-    ("How long are audit logs usually retained?", "undetermined"),
-    ("Are my audit logs retained?", "facts_not_supplied"),
-    ("Are audit logs retained for 10% longer than 400 days?", "not_in_documents"),
+@pytest.mark.parametrize("question, reason, by", [
+    ("How long are audit logs retained?", None, ""),
+    ("How long are audit logs usually retained?", "undetermined", "check usual_or_current"),
+    ("Are my audit logs retained?", "facts_not_supplied", "check facts_supplied"),
+    ("Are audit logs retained for 10% longer than 400 days?", "not_in_documents",
+     "check stated_figures"),
 ])
-def test_a_profile_lists_the_checks_that_may_refuse(gated, question, reason):
+def test_a_profile_lists_the_checks_that_may_refuse(gated, question, reason, by):
     from ragd.answer import answer
 
     a = answer(question, gated)
     assert a.refusal_reason == reason, a.answer
     assert a.answered == (reason is None)
+    assert a.trace.refused_by == by          # which check refused, in the trace
     if reason:
         assert a.answer == gated.profile.data["answer"]["refusal_text"] and not a.sentences

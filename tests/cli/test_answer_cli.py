@@ -61,7 +61,8 @@ def test_ask_json_is_the_documented_answer_shape(home):
         assert s["citations"] and all(c["chunk_id"] in ids for c in s["citations"])
         assert set(s["citations"][0]) >= {"doc_id", "chunk_id", "section_id", "citation"}
     assert set(data["trace"]) >= {"retrieved", "accepted", "rejected", "fallback_used",
-                                  "timings_ms"}
+                                  "timings_ms", "refused_by"}
+    assert data["trace"]["refused_by"] is None            # answered
 
 
 def test_a_refusal_is_the_exact_text_and_exits_0(home):
@@ -71,12 +72,19 @@ def test_a_refusal_is_the_exact_text_and_exits_0(home):
     assert data["status"] == "refused" and data["sentences"] == []
     assert data["answer"] == "I cannot answer that from the documents I have."
     assert data["refusal_reason"] == "low_relevance"  # the cross-encoder finds no answer
+    assert data["trace"]["refused_by"] == "validator cross_encoder"
     # on topic, but about a regime the documents never mention
     named = json.loads(ragd("ask", "How long must audit logs be retained under HIPAA?", "--json",
                             cwd=home).stdout)
     assert (named["status"], named["refusal_reason"]) == ("refused", "not_in_documents")
+    assert named["trace"]["refused_by"] == "outside_terms: hipaa"
     empty = json.loads(ragd("ask", "", "--json", cwd=home).stdout)
     assert (empty["status"], empty["refusal_reason"]) == ("refused", "invalid_query")
+    assert empty["trace"]["refused_by"] == "question"
+    # the text output says which check refused, on stderr beside the reason
+    text = ragd("ask", "How long must audit logs be retained under HIPAA?", cwd=home)
+    assert text.returncode == 0
+    assert "refused: not_in_documents (outside_terms: hipaa)" in " ".join(text.stderr.split())
 
 
 def test_audit_log_when_the_profile_asks_for_it(home, tmp_path):
@@ -89,6 +97,7 @@ def test_audit_log_when_the_profile_asks_for_it(home, tmp_path):
     record = json.loads(lines[-1])
     assert record["status"] == "answered" and record["query"].startswith("How long")
     assert {"retrieved", "accepted", "rejected", "used", "tokens", "timings_ms"} <= set(record)
+    assert record["refused_by"] is None
 
 
 def test_verify_checks_each_sentence(home):

@@ -24,7 +24,8 @@ def record(answer: Answer) -> dict[str, Any]:
     t = answer.trace
     return {"timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "profile": answer.profile, "query": answer.question, "status": answer.status,
-            "refusal_reason": answer.refusal_reason, "retrieved": t.retrieved,
+            "refusal_reason": answer.refusal_reason, "refused_by": t.refused_by or None,
+            "retrieved": t.retrieved,
             "accepted": t.accepted, "rejected": len(t.rejected), "used": t.used,
             "tokens": t.context_tokens, "sentences": len(answer.sentences),
             "confidence": answer.confidence, "path": t.path,

@@ -126,7 +126,8 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
     except InvalidQueryError as exc:  # an unusable question is refused, not answered
         text = question if isinstance(question, str) else repr(question)
         result = Answer(text[:2000], prof.name, REFUSED, prof.data["answer"]["refusal_text"],
-                        "invalid_query", trace=Trace(signals={}, timings_ms={"total": 0.0}))
+                        "invalid_query", trace=Trace(signals={}, timings_ms={"total": 0.0},
+                                                     refused_by="question"))
         if on_answer:
             on_answer(result)
         del exc
@@ -164,18 +165,20 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     names = ans["reason_names"]
     context_text = ""
 
-    def refuse(reason: str, evidence: Sequence[Evidence] = (), **extra: Any) -> Answer:
+    def refuse(reason: str, evidence: Sequence[Evidence] = (), by: str = "",
+               **extra: Any) -> Answer:
         return Answer(q, prof.name, REFUSED, ans["refusal_text"], names.get(reason, reason), (),
                       "Low", tuple(evidence), Trace(rejected=tuple(rejected),
-                                                    timings_ms=clock.done(), **trace, **extra),
+                                                    timings_ms=clock.done(), refused_by=by,
+                                                    **trace, **extra),
                       context_text, tuple(phase_a))
 
     stages.append_log(logs, ev_cfg["log"],
                       stages.validation_record(q, len(candidates), outcome, names))
     if not candidates and pool:   # retrieved, but nothing passed the similarity threshold
-        return refuse("low_relevance")
+        return refuse("low_relevance", by="retrieval threshold")
     if outcome.refusal:
-        return refuse(outcome.refusal)
+        return refuse(outcome.refusal, by=f"validator {outcome.refused_by or 'all'}")
     built = stages.build_context(q, outcome.accepted, prof)
     assembled, context_text = built.assembled, built.text
     rejected += [Rejection(c.doc_id, c.chunk_id, reason, "context")
@@ -183,7 +186,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     stages.append_log(logs, ctx_cfg["log"], stages.context_record(q, built, {}))  # R4 names
     clock.lap("assemble")
     if assembled.refusal:
-        return refuse(assembled.refusal)
+        return refuse(assembled.refusal, by="context")
     evidence = [_evidence(c, f"E{i}", prof, text)
                 for i, (c, text) in enumerate(zip(assembled.used, assembled.texts), start=1)]
     facts = [Fact(e.key, e.text, e, e.relevance if kind == "cosine" else e.score)
@@ -203,8 +206,10 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     plain_q = getattr(prof.scheme, "rewrite", lambda text: text)(q)
     if ans["outside_terms"]:
         vocabulary = set().union(*pool_terms) if pool_terms else set()
-        if outside_terms(plain_q, question_terms(plain_q), vocabulary):
-            return refuse("not_in_documents", evidence)
+        lacking = outside_terms(plain_q, question_terms(plain_q), vocabulary)
+        if lacking:
+            return refuse("not_in_documents", evidence,
+                          by=f"outside_terms: {', '.join(lacking)}")
 
     schema_drops: list[Dropped] = []
     llm_confidence = None
@@ -213,7 +218,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
 
         got = llm_sentences(q, facts, llm, prof)
         if got.refusal:
-            return refuse(got.refusal, evidence, proposed=got.proposed)
+            return refuse(got.refusal, evidence, by="llm", proposed=got.proposed)
         proposed, schema_drops, llm_confidence = got.sentences, got.dropped, got.confidence
         coverage_best = 1.0
     else:
@@ -238,26 +243,29 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     trace.update(proposed=len(proposed) + len(schema_drops),
                  dropped=tuple(schema_drops + dropped))
     if not proposed and not schema_drops:
-        return refuse("undetermined", evidence)
+        return refuse("undetermined", evidence, by="no sentence answers")
     if not sentences:
-        return refuse("no_supported_sentence", evidence)
+        return refuse("no_supported_sentence", evidence, by="support")
     said: set[str] = set()
     for s in sentences:
         said.update(analyze(s.text))
     signals["answer_coverage"] = coverage(terms, weight, said)
     if signals["answer_coverage"] < float(ans["min_answer_coverage"]):
-        return refuse("undetermined", evidence)
+        return refuse("undetermined", evidence, by="answer_coverage")
     kinds = ans["answer_type"]
     wanted = answer_type(q)
     if (kinds is True or (not isinstance(kinds, bool) and wanted in kinds)) and not satisfies(
             wanted, [s.text for s in sentences]):
-        return refuse("undetermined", evidence)
+        return refuse("undetermined", evidence, by=f"answer_type: {wanted}")
     cited_docs = {e.doc_id for s in sentences for e in s.citations}
-    if ans["outside_terms"] and unanswered_terms(
-            plain_q, [" ".join((e.text, e.citation, e.context, e.title))
-                for s in sentences for e in s.citations], pool_terms,
-            documents=[t for c, t in zip(pool, pool_terms) if c.doc_id in cited_docs]):
-        return refuse("undetermined", evidence)
+    unanswered = unanswered_terms(
+        plain_q, [" ".join((e.text, e.citation, e.context, e.title))
+                  for s in sentences for e in s.citations], pool_terms,
+        documents=[t for c, t in zip(pool, pool_terms) if c.doc_id in cited_docs]
+    ) if ans["outside_terms"] else []
+    if unanswered:
+        return refuse("undetermined", evidence,
+                      by=f"unanswered_terms: {', '.join(unanswered)}")
     if ans["checks"]:
         hit = run_checks(ans["checks"], Draft(
             plain_q, tuple(s.text for s in sentences),
@@ -265,7 +273,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
             tuple(e.text for e in evidence),
             tuple(f"{c.doc_id}\n{c.title}\n{c.context}\n{c.text}" for c in pool)))
         if hit:
-            return refuse(hit[0], evidence)
+            return refuse(hit[0], evidence, by=f"check {hit[1]}")
     confidence = _confidence(facts, coverage_best, ans)
     if llm_confidence is not None:  # the model's own, never above what the evidence allows
         confidence = max(confidence, llm_confidence, key=("High", "Medium", "Low").index)

@@ -108,6 +108,7 @@ class Trace:
     signals: Mapping[str, float] = field(default_factory=dict)
     timings_ms: Mapping[str, float] = field(default_factory=dict)
     variants: tuple[str, ...] = ()         # the queries retrieval ran (as asked first)
+    refused_by: str = ""                   # the stage or check that refused ("": answered)
 
     def to_dict(self) -> dict[str, Any]:
         return {"retrieved": self.retrieved, "accepted": self.accepted,
@@ -116,7 +117,8 @@ class Trace:
                 "proposed": self.proposed, "dropped": [d.to_dict() for d in self.dropped],
                 "context_tokens": self.context_tokens, "variants": list(self.variants),
                 "signals": {k: round(v, 4) for k, v in self.signals.items()},
-                "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()}}
+                "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
+                "refused_by": self.refused_by or None}
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,8 @@ def print_answer(result: Any, show_context: bool) -> None:
                 out.print(f"  [dim]{escape(e.citation)} — {escape(e.doc_id)}[/]")
     else:
         out.print(escape(result.answer))
-        err.print(f"[dim]refused: {escape(str(result.refusal_reason))}[/]")
+        by = f" ({result.trace.refused_by})" if result.trace.refused_by else ""
+        err.print(f"[dim]refused: {escape(str(result.refusal_reason))}{escape(by)}[/]")
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
