@@ -29,6 +29,17 @@ def test_a_heading_in_capitals_or_numbered_title_case_is_cut_off_its_statement()
         "The effort assigned to data governance should be commensurate.")
 
 
+def test_a_regulations_source_note_is_never_an_answer():
+    for note in ("Source: 43 FR 45077, Sept. 29, 1978, unless otherwise noted. § 211.110 "
+                 "Sampling and testing of in-process materials and drug products.",
+                 "Authority: 21 U.S.C. 321-393; 42 U.S.C. 262 and the rest of the list.",
+                 "[62 FR 13464, Mar. 20, 1997, as amended at 69 FR 71655, Dec. 9, 2004]"):
+        assert is_heading(note), note
+    for statement in ("The source of the data shall be recorded with the batch record.",
+                      "Authority to release a batch rests with the qualified person."):
+        assert not is_heading(statement), statement
+
+
 def test_statements_that_only_look_like_headings_stay_whole():
     for sentence in ("3.2 Elements of the PQS are described below in detail.",
                      "21 CFR 211.180 requires records to be kept.",

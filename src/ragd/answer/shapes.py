@@ -197,15 +197,21 @@ _CONTENTS = re.compile(r"(?:\s*§\s*\d[\d.]*[a-z]?\s+[^§.]{2,100}\.){2,}\s*")
 _LABELS = re.compile(r"^\s*(?:\(\s*[a-zA-Z0-9]{1,5}\s*\)\s*)+")
 
 
+# a regulation's source or authority note, or its amendment history in brackets:
+# "Source: 43 FR 45077, Sept. 29, 1978, unless otherwise noted.", "[62 FR 13464, ...]"
+_NOTE = re.compile(r"^\s*(?:(?:Source|Authority)\s*:|\[\s*\d+\s+FR\s+\d+)")
+
+
 def is_heading(sentence: str, label: set[str] = frozenset(), first: bool = False) -> bool:
     """A heading, citation header or title line rather than a statement: short, a Markdown
     heading, made mostly of references and numbers, a title in capitals or in title case
     ("( e ) Export Control Statement."), a table of contents ("§ 11.100 General
-    requirements. § 11.200 Signature components."), or (a line of at most 12 words, or the
-    passage's ``first`` line at any length: "Section 89. Act done in good faith for benefit
-    of child ...") only words of the passage's own heading or title (``label``)."""
+    requirements. § 11.200 Signature components."), a source or authority note ("Source: 43
+    FR 45077, Sept. 29, 1978, unless otherwise noted."), or (a line of at most 12 words, or
+    the passage's ``first`` line at any length: "Section 89. Act done in good faith for
+    benefit of child ...") only words of the passage's own heading or title (``label``)."""
     words = sentence.split()
-    if len(words) < 4 or sentence.lstrip().startswith("#"):
+    if len(words) < 4 or sentence.lstrip().startswith("#") or _NOTE.match(sentence):
         return True
     letters = sum(ch.isalpha() for ch in sentence)
     if letters < 0.55 * len(sentence.replace(" ", "")):
