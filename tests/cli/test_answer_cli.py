@@ -152,3 +152,18 @@ def test_eval_qa_writes_an_html_report(home, tmp_path):
     assert "What does &lt;b&gt;ITAR&lt;/b&gt; say?" in page and "<b>ITAR" not in page
     assert "<th>before</th>" in page and "qa:pass&gt;=0.95" in page
     assert "<td class='pass'>PASS</td>" in page
+
+
+def test_sources_are_listed_in_the_order_the_answer_cites_them():
+    from ragd.answer.types import Answer, Evidence, Sentence
+    from ragd.cli.ask import cited_order
+
+    def ev(key: str) -> Evidence:
+        return Evidence(key=key, doc_id=f"{key}.pdf", chunk_id=f"c{key}", chunk_index=0,
+                        score=0.5, relevance=0.5, section_id=None, citation=f"{key}.pdf, p1",
+                        text="t", title="", context="")
+
+    e1, e2, e3 = ev("E1"), ev("E2"), ev("E3")
+    a = Answer("q", "default", "answered", "text", sentences=(
+        Sentence("first", (e2,)), Sentence("second", (e1, e2))), evidence=(e1, e2, e3))
+    assert [e.key for e in cited_order(a)] == ["E2", "E1", "E3"]   # uncited last

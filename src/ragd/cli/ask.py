@@ -22,6 +22,13 @@ def llm_client(url: str | None, model: str | None) -> Any:
     return make_client(url, model)
 
 
+def cited_order(result: Any) -> list[Any]:
+    """The answer's evidence in the order its sentences first cite it (then any other)."""
+    first = list(dict.fromkeys(e.key for s in result.sentences for e in s.citations))
+    rank = {key: i for i, key in enumerate(first)}
+    return sorted(result.evidence, key=lambda e: rank.get(e.key, len(rank)))
+
+
 def print_answer(result: Any, show_context: bool) -> None:
     if show_context or not result.answered:
         if result.evidence:
@@ -35,7 +42,7 @@ def print_answer(result: Any, show_context: bool) -> None:
         out.print(escape(result.answer))
         if not show_context:
             out.print("[dim]Sources:[/]")
-            for e in result.evidence:
+            for e in cited_order(result):
                 out.print(f"  [dim]{escape(e.citation)} — {escape(e.doc_id)}[/]")
     else:
         out.print(escape(result.answer))
