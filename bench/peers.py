@@ -623,7 +623,8 @@ def vector_engines(name: str, matrix: np.ndarray, queries: np.ndarray, texts: li
             def search(i: int, k: int) -> list[tuple[int, float]]:
                 return [(row_of_key[h.key], h.score)
                         for h in store.vector_search("peers", queries[i], k, ef_search=ef)]
-            return search, {**info, "note": "same store and graph as the default row"}, None
+            return search, {"index": info.get("index"),
+                            "note": "same store and graph as the default row"}, None
         return build
 
     def ragd_retrieve():

@@ -247,8 +247,9 @@ def members_asked(draft: Draft) -> str | None:
 
 _PART_NOUNS = ("annex", "appendix", "chapter", "article", "schedule", "part", "supplement",
                "attachment", "exhibit", "volume")
+_ROMAN = r"x{0,3}(?:ix|iv|v?i{0,3})(?<=[ivx])"     # i to xxxix, never empty
 _NAMED_PART = re.compile(r"\b(?P<noun>" + "|".join(_PART_NOUNS) + r")\s+(?:no\.?\s*)?"
-                         r"(?P<number>\d{1,4}[a-z]?|x{0,3}(?:ix|iv|v?i{0,3})(?<=[ivx]))\b(?![.(]?\d)", re.I)
+                         r"(?P<number>\d{1,4}[a-z]?|" + _ROMAN + r")\b(?![.(]?\d)", re.I)
 
 
 def named_parts(question: str) -> list[tuple[str, str]]:

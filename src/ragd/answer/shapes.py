@@ -73,9 +73,9 @@ def defines(sentence: str, subject: Sequence[str]) -> bool:
         return False
     m = _DEFINES.match(sentence)
     heads = [m.group("head") if m else ""]
-    cut = lead(sentence)
-    if cut and _caps(sentence[:cut].split()[0]):
-        heads.append(re.sub(r"\([^)]*\)\s*$", "", sentence[:cut].strip()))
+    caps = _caps_head(sentence)
+    if caps:
+        heads.append(caps)
     for extra, text in zip((4, 1), heads):   # a glossary's term is the term, nearly alone
         head = analyze(text)
         if head and set(subject) <= set(head) and len(head) <= len(subject) + extra:
@@ -100,12 +100,18 @@ def defined_term(sentence: str) -> list[str]:
         head = analyze(m.group("head"))
         if 0 < len(head) <= TERM_WORDS:
             return head
+    head = analyze(_caps_head(sentence))
+    return head if len(head) <= TERM_WORDS else []
+
+
+def _caps_head(sentence: str) -> str:
+    """A glossary entry's term standing in capitals before its definition, its abbreviation
+    dropped ("QUALITY RISK MANAGEMENT (QRM) A systematic ..." → "QUALITY RISK MANAGEMENT"),
+    else ""."""
     cut = lead(sentence)
     if cut and _caps(sentence[:cut].split()[0]):
-        head = analyze(re.sub(r"\([^)]*\)\s*$", "", sentence[:cut].strip()))
-        if 0 < len(head) <= TERM_WORDS:
-            return head
-    return []
+        return re.sub(r"\([^)]*\)\s*$", "", sentence[:cut].strip())
+    return ""
 
 
 _NUMBERED = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,3})+\.?|\d{1,2}\.)\s+(?=\S)")
