@@ -9,7 +9,7 @@ import pytest
 
 from helpers import with_store_options
 from ragd.stores import DocumentRecord, SQLiteStore
-from ragd.types import Chunk, Filters
+from ragd.types import Chunk, Filters, index_text
 
 psycopg = pytest.importorskip("psycopg")
 from ragd.stores.postgres import PostgresStore, parse_store_url  # noqa: E402
@@ -83,7 +83,7 @@ def recomputed(pg: PostgresStore) -> tuple[int, int, dict[int, int]]:
     """The same figures recomputed from the chunk texts."""
     from ragd.stores.pg_bm25 import term_counts
 
-    texts = [c.chunk.search_text for d in pg.list_documents("c")
+    texts = [c.chunk.index_text for d in pg.list_documents("c")
              for c in pg.document_chunks("c", d.doc_id)]
     counted = term_counts(texts)
     df: dict[int, int] = {}
@@ -139,15 +139,15 @@ def test_the_average_length_is_rewritten_when_it_drifts(pg_location):
             with pg._conn() as conn:
                 return conn.execute("SELECT bm25_avgdl FROM collections WHERE name = 'c'"
                                     ).fetchone()[0]
-        assert avgdl() == pytest.approx(4.0)     # "Title words" context on the first chunk
+        assert avgdl() == pytest.approx(5.0)     # "Title words", counted twice, on chunk 0
         long = " ".join(["river stone"] * 40)
         pg.upsert_document("c", DocumentRecord("b", "b"), chunks_of("b", [long]), vectors(1))
-        assert avgdl() == pytest.approx((5 + 3 + 82) / 3)
+        assert avgdl() == pytest.approx((7 + 3 + 84) / 3)
         pg.upsert_document("c", DocumentRecord("b", "b"), chunks_of("b", [long + " x"]),
                            vectors(1))
-        assert avgdl() == pytest.approx((5 + 3 + 82) / 3)   # 1 % off: weights kept
+        assert avgdl() == pytest.approx((7 + 3 + 84) / 3)   # 1 % off: weights kept
         assert pg.delete_document("c", "b")
-        assert avgdl() == pytest.approx(4.0)
+        assert avgdl() == pytest.approx(5.0)
     finally:
         pg.close()
 
@@ -193,6 +193,60 @@ def test_migration_7_fills_the_weights_of_an_existing_store(pg_location, pg_dsn,
         assert pg.server.schema_version >= 7
         assert stats(pg) == recomputed(pg)
         assert_same(pg, lite, 10)
+    finally:
+        pg.close()
+        lite.close()
+
+
+def test_migration_8_indexes_the_context_line_twice(pg_location, pg_dsn, tmp_path,
+                                                    monkeypatch):
+    """A version-7 store (weights and tsvectors of the context line counted once) opens at
+    version 8 with both written again from the stored texts: the SQLite store's ranking."""
+    import ragd.stores.pg_bm25 as pg_bm25
+    from ragd.stores.pg_tsvector import TsVector, TsVectorDumper, tsvectors
+    from ragd.types import search_text
+
+    pg = PostgresStore(pg_location)
+    lite = SQLiteStore(tmp_path / "lite.sqlite")
+    lite.create_collection("c", "m", 3, {})
+    pg.create_collection("c", "m", 3, {})
+    for doc_id, texts in corpus(6, 25).items():
+        write((pg, lite), doc_id, texts)
+    cid = pg._coll("c").cid
+    before = recomputed(pg)
+    pg.close()
+    schema = parse_store_url(pg_location)[1].schema
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:   # back to a version-7 store
+        conn.execute(f"SET search_path = {schema}, public")
+        conn.adapters.register_dumper(TsVector, TsVectorDumper)
+        pg_bm25.register_vector(conn)
+        conn.execute(pg_bm25.drop_tables(cid))
+        conn.execute("UPDATE collections SET bm25_rows = 0, bm25_length = 0, bm25_avgdl = NULL")
+        conn.execute(pg_bm25.create_tables(cid))
+        with monkeypatch.context() as m, conn.transaction():
+            m.setattr(pg_bm25, "index_text", search_text)   # the context line once
+            pg_bm25.fill(conn, cid, 1.2, 0.75)
+        for doc, index, ctx, text in conn.execute(
+                f"SELECT doc_id, chunk_index, context, text FROM chunks_{cid}").fetchall():
+            conn.execute(f"UPDATE chunks_{cid} SET tsv = %s WHERE doc_id = %s AND chunk_index "
+                         "= %s", (tsvectors([search_text(ctx, text)])[0], doc, index))
+        length = conn.execute("SELECT bm25_length FROM collections WHERE id = %s",
+                              (cid,)).fetchone()[0]
+        assert length < before[1]        # the version-7 lengths count the context line once
+        conn.execute("DELETE FROM schema_version WHERE version >= 8")
+    pg = PostgresStore(pg_location)
+    try:
+        assert pg.server.schema_version >= 8
+        assert stats(pg) == recomputed(pg) == before
+        assert_same(pg, lite, 10)
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            conn.execute(f"SET search_path = {schema}, public")
+            conn.adapters.register_dumper(TsVector, TsVectorDumper)
+            for doc, index, ctx, text in conn.execute(
+                    f"SELECT doc_id, chunk_index, context, text FROM chunks_{cid}").fetchall():
+                assert conn.execute(f"SELECT tsv = %s FROM chunks_{cid} WHERE doc_id = %s AND "
+                                    "chunk_index = %s", (tsvectors([index_text(ctx, text)])[0],
+                                                         doc, index)).fetchone()[0]
     finally:
         pg.close()
         lite.close()

@@ -16,7 +16,7 @@ import pytest
 from helpers import drop_pg_schema, with_store_options
 from ragd.errors import StoreError, UsageError
 from ragd.stores import DocumentRecord, open_store
-from ragd.types import Chunk, Filters
+from ragd.types import Chunk, Filters, index_text
 
 psycopg = pytest.importorskip("psycopg")
 from ragd.stores.postgres import (PostgresStore, SCHEMA_VERSION, init_store,  # noqa: E402
@@ -478,7 +478,7 @@ def test_migrations_from_version_2_reanalyse_every_chunk_and_keep_rows_inline(pg
         with psycopg.connect(pg_dsn) as conn:
             conn.adapters.register_dumper(TsVector, TsVectorDumper)
             keys = sorted(texts)
-            expected = tsvectors([f"{c}\n\n{t}" if c else t for c, t in map(texts.get, keys)])
+            expected = tsvectors([index_text(c, t) for c, t in map(texts.get, keys)])
             for key, tsv in zip(keys, expected):
                 same = conn.execute(f"SELECT tsv = %s FROM {schema}.chunks_{cid} WHERE doc_id ="
                                     " %s AND chunk_index = %s", (tsv, *key)).fetchone()[0]

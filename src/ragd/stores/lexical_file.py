@@ -24,7 +24,7 @@ from .array_file import ChainedKeys, PackedKeys, read_arrays, write_arrays
 from .lexical_index import LexicalView, _Postings
 
 log = logging.getLogger("ragd.store")
-FORMAT = 1
+FORMAT = 2  # 2: the context line counted twice (store schema 5)
 Rows = Callable[[str, tuple], list[tuple]]
 
 

@@ -42,7 +42,7 @@ from pgvector.psycopg import register_vector
 from psycopg import sql
 
 from ..analysis import analyze_batch, query_analyze, term_hash
-from ..types import search_text
+from ..types import index_text
 
 DIMS = 1_000_000_000       # pgvector's largest sparsevec dimension
 DEFAULT_DRIFT = 0.02
@@ -221,10 +221,10 @@ def write_chunks(conn: psycopg.Connection, cid: int, config: dict[str, Any],
             "ANY(%s::text[]) ORDER BY doc_id, chunk_index").format(sql.SQL(str(int(cid)))),
             (list(doc_ids),)).fetchall()
         keys = [(r[0], int(r[1])) for r in rows]
-        texts = [search_text(r[2], r[3]) for r in rows]
+        texts = [index_text(r[2], r[3]) for r in rows]
     else:
         keys = [(c.doc_id, c.chunk_index) for c in chunks]
-        texts = [c.search_text for c in chunks]
+        texts = [c.index_text for c in chunks]
     if keys:
         _insert(conn, cid, keys, texts, k1, b, _avgdl(conn, cid))
     return drifted(conn, cid, config)
@@ -268,7 +268,7 @@ def fill(conn: psycopg.Connection, cid: int, k1: float, b: float) -> None:
     with conn.cursor(name="ragd_bm25_lengths") as cur:
         cur.execute(select)
         while rows := cur.fetchmany(_BATCH):
-            total += sum(c[2] for c in term_counts([search_text(r[2], r[3]) for r in rows]))
+            total += sum(c[2] for c in term_counts([index_text(r[2], r[3]) for r in rows]))
             count += len(rows)
     avgdl = (total / count if count else 0.0) or 1.0
     conn.execute("UPDATE collections SET bm25_avgdl = %s, bm25_changes = -%s WHERE id = %s",
@@ -277,13 +277,26 @@ def fill(conn: psycopg.Connection, cid: int, k1: float, b: float) -> None:
         cur.execute(select)
         while rows := cur.fetchmany(_BATCH):
             _insert(conn, cid, [(r[0], int(r[1])) for r in rows],
-                    [search_text(r[2], r[3]) for r in rows], k1, b, avgdl)
+                    [index_text(r[2], r[3]) for r in rows], k1, b, avgdl)
 
 
 def upgrade(conn: psycopg.Connection) -> None:
     """Migration 7's data step: weight tables for every existing collection, filled."""
     register_vector(conn)  # the migrating connection is a plain one
     for cid, config in conn.execute("SELECT id, config FROM collections ORDER BY id").fetchall():
+        conn.execute(create_tables(int(cid)))
+        k1, b, _ = params(dict(config))
+        fill(conn, int(cid), k1, b)
+
+
+def reindex(conn: psycopg.Connection) -> None:
+    """Migration 8's data step: every collection's weight tables written again from the
+    stored texts (the indexed text changed: ``ragd.types.index_text``)."""
+    register_vector(conn)
+    for cid, config in conn.execute("SELECT id, config FROM collections ORDER BY id").fetchall():
+        conn.execute(drop_tables(int(cid)))
+        conn.execute("UPDATE collections SET bm25_rows = 0, bm25_length = 0, bm25_avgdl = NULL, "
+                     "bm25_changes = 0 WHERE id = %s", (cid,))
         conn.execute(create_tables(int(cid)))
         k1, b, _ = params(dict(config))
         fill(conn, int(cid), k1, b)

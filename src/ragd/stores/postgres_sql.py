@@ -20,7 +20,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from ..errors import StoreError, UsageError
-from ..types import Filters, search_text
+from ..types import Filters, index_text
 from .pg_tsvector import TsVector, TsVectorDumper, tsvectors
 
 SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -219,7 +219,7 @@ def reanalyse(conn: psycopg.Connection, batch: int = 2048) -> None:
     tables = [r[0] for r in conn.execute(
         "SELECT c.relname FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace "
         "AND c.relkind = 'r' AND c.relname ~ '^chunks_[0-9]+$' ORDER BY c.relname")]
-    conn.execute('CREATE TEMP TABLE ragd_reanalysed (doc_id text COLLATE "C", '
+    conn.execute('CREATE TEMP TABLE IF NOT EXISTS ragd_reanalysed (doc_id text COLLATE "C", '
                  "chunk_index integer, tsv tsvector) ON COMMIT DROP")
     for name in tables:
         table = sql.Identifier(name)
@@ -227,7 +227,7 @@ def reanalyse(conn: psycopg.Connection, batch: int = 2048) -> None:
             rows.execute(sql.SQL("SELECT doc_id, chunk_index, context, text FROM {} "
                                  "ORDER BY doc_id, chunk_index").format(table))
             while chunk_rows := rows.fetchmany(batch):
-                values = tsvectors([search_text(ctx, text) for _, _, ctx, text in chunk_rows])
+                values = tsvectors([index_text(ctx, text) for _, _, ctx, text in chunk_rows])
                 with conn.cursor().copy("COPY ragd_reanalysed FROM STDIN (FORMAT BINARY)") as out:
                     out.set_types(["text", "int4", "tsvector"])
                     for (doc_id, index, _, _), tsv in zip(chunk_rows, values):
@@ -244,7 +244,14 @@ def _bm25_weights(conn: psycopg.Connection) -> None:
     upgrade(conn)
 
 
-DATA_STEPS = {3: reanalyse, 7: _bm25_weights}
+def _context_twice(conn: psycopg.Connection) -> None:
+    from .pg_bm25 import reindex  # pg_bm25 builds on this module
+
+    reanalyse(conn)
+    reindex(conn)
+
+
+DATA_STEPS = {3: reanalyse, 7: _bm25_weights, 8: _context_twice}
 """Python steps run right after a migration's SQL, in its transaction."""
 
 

@@ -72,7 +72,7 @@ class PgWrites:
     def _lexical(chunks: Sequence[Chunk]) -> list[TsVector]:
         """Each chunk's binary tsvector."""
         try:
-            return tsvectors([c.search_text for c in chunks])
+            return tsvectors([c.index_text for c in chunks])
         except TsVectorTooLarge as exc:
             bad = chunks[exc.index]
             raise UsageError(f"document {bad.doc_id!r}, chunk {bad.chunk_index}: {exc}") from None

@@ -14,9 +14,9 @@ from typing import Any, Sequence
 from ..analysis import pack_terms
 from ..errors import StoreError, UsageError
 from ..ids import canonical_json
-from ..types import Chunk, Filters, search_text
+from ..types import Chunk, Filters, index_text
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 CHUNK_COLUMNS = ("c.doc_id, c.chunk_index, c.chunk_id, c.section_id, c.parent_id, c.kind, "
                  "c.context, c.text, c.tags, c.metadata, c.tokens, c.start_offset, "
                  "c.end_offset, c.page")
@@ -142,6 +142,8 @@ def migrate(conn: sqlite3.Connection, path: Path) -> None:
             _migrate_2_to_3(conn)
         if 1 <= version <= 3:
             _migrate_3_to_4(conn)
+        if 2 <= version <= 4:
+            _migrate_4_to_5(conn)
         conn.execute("INSERT OR REPLACE INTO ragd_meta VALUES ('schema_version', ?)",
                      (str(SCHEMA_VERSION),))
         conn.execute("COMMIT")
@@ -159,7 +161,7 @@ def _migrate_1_to_2(conn: sqlite3.Connection, tables: set[str]) -> None:
         conn.execute(f'DROP TABLE IF EXISTS "{name}"')
     rows = conn.execute("SELECT id, context, text FROM chunks").fetchall()
     conn.executemany("UPDATE chunks SET terms = ? WHERE id = ?",
-                     [(pack_terms(search_text(ctx, text)), rowid) for rowid, ctx, text in rows])
+                     [(pack_terms(index_text(ctx, text)), rowid) for rowid, ctx, text in rows])
 
 
 def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
@@ -177,3 +179,13 @@ def _migrate_3_to_4(conn: sqlite3.Connection) -> None:
                   "CREATE TABLE IF NOT EXISTS chunk_staging",
                   "CREATE INDEX IF NOT EXISTS chunk_staging_by_document"):
         conn.execute(sql[sql.index(start):].split(";")[0])
+
+
+def _migrate_4_to_5(conn: sqlite3.Connection) -> None:
+    """v5 indexes the context line twice (``ragd.types.index_text``): every chunk's packed
+    terms are analysed again, staged ones too (the saved postings beside the file change
+    format with it)."""
+    for table in ("chunks", "chunk_staging"):
+        rows = conn.execute(f"SELECT rowid, context, text FROM {table}").fetchall()
+        conn.executemany(f"UPDATE {table} SET terms = ? WHERE rowid = ?",
+                         [(pack_terms(index_text(ctx, text)), rowid) for rowid, ctx, text in rows])

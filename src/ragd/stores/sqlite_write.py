@@ -53,7 +53,7 @@ class SQLiteWrites:
             for record, chunks, _ in checked:  # what a row may hold: as PostgreSQL checks
                 check_document(record)
                 check_chunks(chunks)
-            prepared = [(record, chunks, vectors, [pack_terms(c.search_text) for c in chunks])
+            prepared = [(record, chunks, vectors, [pack_terms(c.index_text) for c in chunks])
                         for record, chunks, vectors in checked]
             deltas = []
             with self._transaction():
@@ -112,7 +112,7 @@ class SQLiteWrites:
             doc_id = chunks[0].doc_id
             vectors = checked_embeddings(DocumentRecord(doc_id, ""), chunks, embeddings, dims)
             check_chunks(chunks)
-            rows = [(job, time.time(), *chunk_row(cid, c, v, pack_terms(c.search_text)))
+            rows = [(job, time.time(), *chunk_row(cid, c, v, pack_terms(c.index_text)))
                     for c, v in zip(chunks, vectors)]
             with self._transaction():
                 if self._conn.execute("SELECT 1 FROM chunk_staging WHERE job = ? LIMIT 1",
