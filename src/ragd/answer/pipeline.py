@@ -145,7 +145,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     ev_cfg, ctx_cfg, ans = prof.data["evidence"], prof.data["context"], prof.data["answer"]
     clock = _Clock()
     k = int(prof.retrieval["k"])
-    gathered = gather(q, coll, prof.retrieval, prof.plan(k=max(k, int(prof.retrieval["pool"]))),
+    gathered = gather(q, coll, prof.retrieval, prof.plan(k=max(k, int(prof.retrieval["gather"]))),
                       prof.data["scope"], scope, ignore_terms=frozenset(QUESTION_WORDS))
     pool, candidates = list(gathered.pool), list(gathered.candidates)
     clock.lap("retrieve")

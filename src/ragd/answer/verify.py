@@ -110,7 +110,7 @@ def verify(payload: Any, coll: Collection, source: str = "input") -> list[Verdic
     """A verdict per sentence of ``payload`` (see the module doc)."""
     _, rows = parse(payload, source)
     threshold = float(coll.profile.data["answer"]["support_threshold"])
-    plan = coll.profile.plan(k=max(50, int(coll.profile.retrieval["pool"])), scheme="")
+    plan = coll.profile.plan(k=max(50, int(coll.profile.retrieval["gather"])), scheme="")
     out = []
     for sentence, citations in rows:
         pool = {c.key: c for c in retrieve(sentence, plan, coll)} if sentence.strip() else {}

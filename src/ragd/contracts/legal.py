@@ -153,7 +153,7 @@ class LegalPipeline:
         boosted, another statute's chunks demoted), best first."""
         q = validate_query(query)
         k = int(self.profile.retrieval["k"] if top_k is None else top_k)
-        pool = _retrieve(q, self.profile.plan(k=max(k, int(self.profile.retrieval["pool"]))),
+        pool = _retrieve(q, self.profile.plan(k=max(k, int(self.profile.retrieval["gather"]))),
                          self.collection)
         self._pool[q] = tuple(pool)
         return [RetrievedChunk.of(c) for c in pool[:k]]

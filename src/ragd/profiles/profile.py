@@ -95,6 +95,7 @@ SCHEMA: dict[str, Any] = {
     "retrieval": {
         "k": S.Key(S.integer(1, 1000), "results returned"),
         "pool": S.Key(S.integer(1, 10000), "candidates per list"),
+        "gather": S.Key(S.integer(1, 10000), "candidates ragd ask keeps of the fused lists"),
         "mode": S.Key(S.choice(*MODES), "vector, lexical or hybrid"),
         "fusion": S.Key(S.registered(_fusion_names), "a registered fusion method"),
         "rrf_k": S.Key(S.integer(0), "RRF constant"),
