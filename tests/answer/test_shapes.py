@@ -228,3 +228,16 @@ def test_property_passages_keep_the_context_order_each_in_its_own_order(passages
     rest = [k for k in dict.fromkeys(keys) if k not in defining]
     assert rest == sorted(rest, key=lambda k: int(k[1:]))
     assert all(k in defining for k in keys[:len([k for k in keys if k in defining])])
+
+
+def test_a_bare_keyword_question_asks_what_the_thing_it_names_is():
+    # a few words, no question form: the thing named, without the document's designation
+    assert definition_subject("ICH Q13 continuous manufacturing?") == ["continu", "manufactur"]
+    assert definition_subject("design space q8r2?") == ["design", "space"]
+    assert definition_subject("Part 11 audit trail") == ["audit", "trail"]
+    assert definition_subject("21 CFR 211.180 retention period") == ["retent", "period"]
+    assert definition_subject("FEFO?") == ["fefo"]
+    # a question in words, or a long run of keywords, is not one
+    assert definition_subject("Is continuous manufacturing allowed?") == []
+    assert definition_subject("how long do we keep batch records") == []
+    assert definition_subject("batch record retention period for sterile products eu") == []

@@ -52,15 +52,43 @@ def definition_subject(question: str) -> list[str]:
         subject = m.group("mean") or m.group("how") or m.group("rest")
     else:                               # keywords: "electronic signature definition under ..."
         m = _DEFINE_KEYWORDS.match(question.strip())
-        if not m:
+        subject = m.group("subject") if m else _named_thing(question)
+        if not subject:
             return []
-        subject = m.group("subject")
     subject = re.sub(r"^(?:an?|the)\s+", "", subject.strip().rstrip("?. "), flags=re.I)
     subject = re.sub(r"^(?:the\s+)?(?:term|expression|word|phrase)s?\s+(?=\S)", "", subject,
                      flags=re.I)                  # "define the term batch": batch
     subject = _QUALIFIER.sub("", subject)
     subject = re.sub(r"\([^)]*\)", " ", subject)
     return analyze(subject)
+
+
+KEYWORD_WORDS = 6        # "ICH Q13 continuous manufacturing?": a few words, no question form
+_QUESTION_START = re.compile(
+    r"^\s*(?:what|how|why|when|where|which|who|whom|whose|is|are|was|were|does|do|did|can|"
+    r"could|should|would|will|shall|may|might|must|has|have|if|please|tell|give|list|explain|"
+    r"describe|compare|i|we|my|our)\b", re.I)
+
+
+def _named_thing(question: str) -> str:
+    """The thing a bare keyword question names ("design space q8r2?" -> "design space",
+    "Part 11 e-signature?" -> "e-signature"), which asks what it is; "" for anything else.
+    Designations of documents are not the thing: a word holding a digit ("Q13", "q8r2"),
+    and the word a bare number names ("Part 11", "CFR 211.180"), split the words into runs,
+    and the run of most index terms (the first on a tie) is the thing."""
+    words = question.strip().rstrip("?.! ").split()
+    if not words or len(words) > KEYWORD_WORDS or _QUESTION_START.match(question):
+        return ""
+    numbered = [any(ch.isdigit() for ch in w) for w in words]
+    bare = [bool(re.fullmatch(r"[\d.()-]+", w)) for w in words]
+    runs: list[list[str]] = [[]]
+    for i, word in enumerate(words):
+        if numbered[i] or (i + 1 < len(words) and bare[i + 1]):
+            runs.append([])
+        else:
+            runs[-1].append(word)
+    best = max(runs, key=lambda run: len(analyze(" ".join(run))))
+    return " ".join(best)
 
 
 def defines(sentence: str, subject: Sequence[str]) -> bool:
