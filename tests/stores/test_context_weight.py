@@ -48,24 +48,46 @@ def test_a_term_of_the_context_line_counts_twice(tmp_path):
     store.close()
 
 
-def test_a_version_4_store_is_reindexed_when_opened(tmp_path):
+def staged(store) -> None:
+    """A large document's chunk staged by an unfinished write (job "j")."""
+    store.stage_chunks("c", "j", [Chunk(doc_id="c", chunk_index=0, text="cotton bales",
+                                        context="Trade fairs")], np.ones((1, 3), np.float32))
+
+
+def test_a_version_4_store_is_reindexed_when_opened(tmp_path, monkeypatch):
+    import ragd.stores.lexical_file as lexical_file
+
+    queries = (("cotton",), ("trade", "fields"), ("farming",), ("fairs",))
     fresh = build(tmp_path / "new.sqlite")
-    expected = {q: scores(fresh, list(q)) for q in (("cotton",), ("trade", "fields"), ("farming",))}
+    staged(fresh)
+    fresh.commit_staged("c", DocumentRecord("c", "h"), "j", 1)
+    expected = {q: scores(fresh, list(q)) for q in queries}
     fresh.close()
     path = tmp_path / "old.sqlite"
-    build(path).close()
-    conn = sqlite3.connect(path)           # back to version 4: the context line indexed once
-    rows = conn.execute("SELECT id, context, text FROM chunks").fetchall()
-    conn.executemany("UPDATE chunks SET terms = ? WHERE id = ?",
-                     [(pack_terms(search_text(c, t)), i) for i, c, t in rows])
+    old = build(path)
+    staged(old)
+    old.close()
+    conn = sqlite3.connect(path)           # the context line indexed once, as version 4 did
+    for table in ("chunks", "chunk_staging"):
+        rows = conn.execute(f"SELECT rowid, context, text FROM {table}").fetchall()
+        conn.executemany(f"UPDATE {table} SET terms = ? WHERE rowid = ?",
+                         [(pack_terms(search_text(c, t)), i) for i, c, t in rows])
+    conn.commit()
+    conn.close()
+    with monkeypatch.context() as m:       # its postings saved beside it, in format 1
+        m.setattr(lexical_file, "FORMAT", 1)
+        old = open_store(path)
+        stale = {q: scores(old, list(q)) for q in queries}
+        old.close()
+    assert stale != expected and list(tmp_path.glob("old.sqlite-*.lexical"))
+    conn = sqlite3.connect(path)
     conn.execute("UPDATE ragd_meta SET value = '4' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
-    for side in tmp_path.glob("old.sqlite-*.lexical"):
-        side.unlink()
     old = open_store(path)
     try:
-        assert {q: scores(old, list(q)) for q in expected} == expected
+        old.commit_staged("c", DocumentRecord("c", "h"), "j", 1)
+        assert {q: scores(old, list(q)) for q in queries} == expected
         assert sqlite3.connect(path).execute(
             "SELECT value FROM ragd_meta WHERE key = 'schema_version'").fetchone()[0] == "5"
     finally:

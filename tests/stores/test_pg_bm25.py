@@ -214,6 +214,7 @@ def test_migration_8_indexes_the_context_line_twice(pg_location, pg_dsn, tmp_pat
         write((pg, lite), doc_id, texts)
     cid = pg._coll("c").cid
     before = recomputed(pg)
+    pg.stage_chunks("c", "j", chunks_of("z", ["cat staged"]), vectors(1))  # a write unfinished
     pg.close()
     schema = parse_store_url(pg_location)[1].schema
     with psycopg.connect(pg_dsn, autocommit=True) as conn:   # back to a version-7 store
@@ -238,6 +239,8 @@ def test_migration_8_indexes_the_context_line_twice(pg_location, pg_dsn, tmp_pat
     try:
         assert pg.server.schema_version >= 8
         assert stats(pg) == recomputed(pg) == before
+        with pg._conn() as conn:     # its staged chunks carried old tsvectors: dropped
+            assert conn.execute("SELECT count(*) FROM chunk_staging").fetchone()[0] == 0
         assert_same(pg, lite, 10)
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             conn.execute(f"SET search_path = {schema}, public")

@@ -1,5 +1,6 @@
--- ragd embedded store, schema version 4 (DESIGN §3). The lexical index is each
--- chunk's analysed terms (chunks.terms: int64 term hashes + uint16 counts),
+-- ragd embedded store, schema version 5 (DESIGN §3). The lexical index is each
+-- chunk's analysed terms (chunks.terms: int64 term hashes + uint16 counts, of its context
+-- line twice, then its text: ragd.types.index_text),
 -- turned into in-memory BM25 postings by the store (stores/lexical_index.py).
 CREATE TABLE IF NOT EXISTS ragd_meta (
     key   TEXT PRIMARY KEY,

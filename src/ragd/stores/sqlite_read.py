@@ -152,7 +152,7 @@ class SQLiteSnapshot:
         return out
 
     def search_texts(self) -> list[str]:
-        """Every chunk's indexed text (context line, then text), in rowid order: what the
+        """Every chunk's text (context line, then text), in rowid order: what the
         collection's word vocabulary is read from (the BM25 postings hold term hashes
         only, so the words themselves are not in them)."""
         with self._lock:

@@ -184,7 +184,8 @@ def _migrate_3_to_4(conn: sqlite3.Connection) -> None:
 def _migrate_4_to_5(conn: sqlite3.Connection) -> None:
     """v5 indexes the context line twice (``ragd.types.index_text``): every chunk's packed
     terms are analysed again, staged ones too (the saved postings beside the file change
-    format with it)."""
+    format with it); cached results, ranked the old way, are dropped."""
+    conn.execute("DELETE FROM query_cache")
     for table in ("chunks", "chunk_staging"):
         rows = conn.execute(f"SELECT rowid, context, text FROM {table}").fetchall()
         conn.executemany(f"UPDATE {table} SET terms = ? WHERE rowid = ?",
