@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragd.analysis import analyze
-from ragd.answer.extractive import filter_facts, normal, synthesize
+from ragd.answer.extractive import defines_in, filter_facts, normal, synthesize
 from ragd.answer.support import check_sentences, supported
 from ragd.answer.terms import question_terms, weights
 from ragd.answer.types import Evidence, Fact, Sentence
@@ -193,3 +193,26 @@ def test_a_strong_sentence_is_kept_when_a_wider_passage_holds_only_weak_ones():
     weight = {t: 1.0 for t in terms}
     picks = synthesize(terms, weight, facts, max_sentences=6, min_coverage=0.2, relative=0.75)
     assert [p.text for p in picks] == ["Alpha beta gamma rules apply here."]
+
+
+def test_a_passage_plainly_defining_the_term_leads_one_merely_saying_what_it_is():
+    from ragd.answer.shapes import definition_subject
+
+    said = fact(1, "Design space is described in the submission by the applicant. "
+                   "Scaling factors can be used if the design space is intended to span "
+                   "scales.", 0.9)
+    glossary = fact(2, "Control Strategy: A planned set of controls for the process. "
+                       "Design Space: The multidimensional combination of input variables "
+                       "that provides assurance of quality.", 0.5)
+    q = "design space q8r2?"
+    define = definition_subject(q)
+    assert define == ["design", "space"]
+    assert defines_in(glossary.quote, define) and not defines_in(said.quote, define)
+    terms = question_terms(q)
+    weight = weights(terms, [set(analyze(f.quote)) for f in (said, glossary)])
+    picks = synthesize(terms, weight, [said, glossary], max_sentences=4, min_coverage=0.3,
+                       relative=0.3, define=define)
+    texts = [p.text for p in picks]
+    assert texts[0].startswith("Design Space: The multidimensional")
+    assert not any(t.startswith("Control Strategy") for t in texts)   # another term's entry
+    assert any(t.startswith("Design space is described") for t in texts)

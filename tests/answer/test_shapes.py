@@ -223,8 +223,10 @@ def test_property_passages_keep_the_context_order_each_in_its_own_order(passages
     for key in set(keys):
         positions = [p.position for p in picks if p.fact.key == key]
         assert positions == sorted(positions)
-    # passages in the facts' order, but for one defining the asked term, which leads
-    defining = {p.fact.key for p in picks if define and defines(p.text, define)}
+    # passages in the facts' order, but for one defining the asked term, which leads: one
+    # plainly defining it ("A batch record means ...") when one does
+    plain = {p.fact.key for p in picks if define and set(defined_term(p.text)) == set(define)}
+    defining = plain or {p.fact.key for p in picks if define and defines(p.text, define)}
     rest = [k for k in dict.fromkeys(keys) if k not in defining]
     assert rest == sorted(rest, key=lambda k: int(k[1:]))
     assert all(k in defining for k in keys[:len([k for k in keys if k in defining])])
@@ -241,3 +243,13 @@ def test_a_bare_keyword_question_asks_what_the_thing_it_names_is():
     assert definition_subject("Is continuous manufacturing allowed?") == []
     assert definition_subject("how long do we keep batch records") == []
     assert definition_subject("batch record retention period for sterile products eu") == []
+
+
+def test_a_title_case_term_before_a_colon_is_a_glossary_entry():
+    assert defined_term("Design Space: The multidimensional combination of inputs.") == [
+        "design", "space"]
+    assert defined_term("Critical Quality Attribute (CQA): A physical property.") == [
+        "critic", "qualiti", "attribut"]
+    assert defined_term("See also: Annex 11 for computerised systems.") == []
+    assert defined_term("Note: this applies to all sites.") == []
+    assert defined_term("Design space is described in the submission.") == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ragd.errors import UsageError
-from ragd.retrieval.gather import expand, merge, name_matches, scope_values
+from ragd.retrieval.gather import expand, merge, name_matches, promote, scope_values
 from ragd.types import Candidate
 
 
@@ -45,3 +45,18 @@ def test_the_fallback_name_gate():
     assert name_matches("What does ICH Q13 say?", "ICH_Q13_Step4_Guideline.pdf", {})
     assert name_matches("annex 15 qualification", "2015-10_annex15.pdf", {})
     assert not name_matches("How do I bake bread?", "Q9.pdf", hints)
+
+
+def test_promote_moves_wanted_passages_into_the_heads_last_places():
+    ranked = [Candidate(doc_id=f"d{i}", chunk_index=0, text="glossary" if i in (5, 7, 8) else "t",
+                        score=1.0 - i / 10) for i in range(10)]
+    wanted = lambda c: c.text == "glossary"  # noqa: E731
+    moved = promote(ranked, 4, wanted, 2)
+    # d5 and d7 take the head's last two places; d2 and d3 follow them; d8 stays below
+    assert [c.doc_id for c in moved] == ["d0", "d1", "d5", "d7", "d2", "d3", "d4", "d6",
+                                         "d8", "d9"]
+    assert sorted(c.key for c in moved) == sorted(c.key for c in ranked)
+    # nothing wanted below the head, a zero limit or a head of everything: unchanged
+    assert promote(ranked, 9, wanted, 2) == ranked
+    assert promote(ranked, 4, wanted, 0) == ranked
+    assert promote(ranked, 4, lambda c: False, 2) == ranked

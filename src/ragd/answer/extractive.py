@@ -267,9 +267,12 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                 break                       # (a glossary's next entry does not continue it)
             take(Pick(row[0], row[1], row[2], row[3], 0.0))
     # passages in the context's order (the evidence checks' judgement of which answers),
-    # except that the one defining the term asked about comes first; each in its own order
+    # except that the one defining the term asked about comes first — plainly defining it
+    # ("Design Space: The ...") when one does, over one merely saying what it is
+    # ("Quality risk management is integral to ..."); each in its own order
     order_of = {f.key: i for i, f in enumerate(facts)}
-    defining = {p.fact.key for p in chosen if define and defines(p.text, define)}
+    plain = {p.fact.key for p in chosen if define and set(defined_term(p.text)) == set(define)}
+    defining = plain or {p.fact.key for p in chosen if define and defines(p.text, define)}
     return sorted(chosen, key=lambda p: (p.fact.key not in defining, order_of[p.fact.key],
                                          p.position))
 
@@ -278,3 +281,13 @@ def _defines_other(text: str, define: Sequence[str]) -> bool:
     """A sentence plainly defining a term other than ``define`` (any term, without it)."""
     term = defined_term(text)
     return bool(term) and not (define and defines(text, define))
+
+
+def defines_in(text: str, subject: Sequence[str]) -> bool:
+    """Whether a passage holds a sentence plainly defining ``subject`` (the term a question
+    asks to define): "Design Space: The multidimensional ...", "(7) Electronic signature
+    means ...", "QUALITY RISK MANAGEMENT (QRM) A systematic ..." — the term it names is the
+    subject, word for word (:func:`ragd.answer.shapes.defined_term`)."""
+    wanted = set(subject)
+    return bool(wanted) and any(set(defined_term(text[start:end])) == wanted
+                                for start, end in _spans(text))

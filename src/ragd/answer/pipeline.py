@@ -26,7 +26,7 @@ from ..retrieval.threshold import relevance as relevance_of
 from ..types import Candidate
 from . import audit as _audit
 from .checks import answer_type, outside_terms, satisfies, unanswered_terms
-from .extractive import filter_facts, synthesize
+from .extractive import defines_in, filter_facts, synthesize
 from .gates import Draft, run_checks
 from .render import render
 from .shapes import definition_subject
@@ -140,13 +140,26 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
     return result
 
 
+def _defining() -> Callable[[str, Candidate], bool]:
+    """Whether a passage plainly defines what the question asks to define."""
+    subjects: dict[str, list[str]] = {}
+
+    def test(question: str, c: Candidate) -> bool:
+        if question not in subjects:
+            subjects[question] = definition_subject(question)
+        return defines_in(c.text, subjects[question])
+    return test
+
+
 def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
          logs: Path | None = None) -> Answer:
     ev_cfg, ctx_cfg, ans = prof.data["evidence"], prof.data["context"], prof.data["answer"]
     clock = _Clock()
     k = int(prof.retrieval["k"])
     gathered = gather(q, coll, prof.retrieval, prof.plan(k=max(k, int(prof.retrieval["gather"]))),
-                      prof.data["scope"], scope, ignore_terms=frozenset(QUESTION_WORDS))
+                      prof.data["scope"], scope, ignore_terms=frozenset(QUESTION_WORDS),
+                      prefer=_defining() if ans["definitions"] else None,
+                      prefer_limit=int(ans["definition_passages"]))
     pool, candidates = list(gathered.pool), list(gathered.candidates)
     clock.lap("retrieve")
     kind = ev_cfg["relevance"]

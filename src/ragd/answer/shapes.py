@@ -120,16 +120,23 @@ TERM_WORDS = 5           # a defined term is short: "(5) Digital signature means
 
 def defined_term(sentence: str) -> list[str]:
     """The analysed terms of the term a sentence defines, when it is plainly a definition
-    ("(5) Digital signature means ...", "Batch refers to ...", or a glossary entry whose
-    term stands in capitals: "REFERENCE SAMPLE A sample ..."), else []. Stricter than
+    ("(5) Digital signature means ...", "Batch refers to ...", a glossary entry whose term
+    stands in capitals, "REFERENCE SAMPLE A sample ...", or in title case before a colon,
+    "Design Space: The multidimensional ..."), else []. Stricter than
     :func:`defines`, which is asked about one subject: this one names what is defined."""
-    m = _MEANS.match(sentence)
-    if m:
-        head = analyze(m.group("head"))
-        if 0 < len(head) <= TERM_WORDS:
-            return head
+    for form in (_MEANS, _ENTRY):
+        m = form.match(sentence)
+        if m:
+            head = analyze(m.group("head"))
+            if 0 < len(head) <= TERM_WORDS:
+                return head
     head = analyze(_caps_head(sentence))
     return head if len(head) <= TERM_WORDS else []
+
+
+# a glossary entry whose term stands in title case before a colon: "Design Space: The ..."
+_ENTRY = re.compile(r"^\s*(?P<head>(?:[A-Z][\w/-]*\s+){0,4}[A-Z][\w/-]*)\s*(?:\([^)]{1,20}\)\s*)?"
+                    r":\s+(?=[A-Z(])")
 
 
 def _caps_head(sentence: str) -> str:

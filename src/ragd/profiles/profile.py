@@ -215,6 +215,8 @@ SCHEMA: dict[str, Any] = {
                                    "sentence's score"),
         "definitions": S.Key(S.boolean(), "extractive: a definitional question prefers the "
                              "sentences that define its subject"),
+        "definition_passages": S.Key(S.integer(0, 20), "definitions: passages defining the "
+                                     "asked term brought up for reading"),
         "confidence_high": S.Key(S.number(0, 1), "top relevance for High"),
         "confidence_medium": S.Key(S.number(0, 1), "top relevance for Medium"),
         "refusal_text": S.Key(S.string(True), "the exact text of a refusal"),

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..analysis import analyze
 from ..collection import Collection
@@ -147,11 +147,16 @@ def _field(c: Candidate, name: str) -> str:
 
 def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan,
            scope: Mapping[str, Any] | None = None, scope_name: str | None = None,
-           ignore_terms: frozenset[str] = frozenset()) -> Gathered:
+           ignore_terms: frozenset[str] = frozenset(),
+           prefer: Callable[[str, Candidate], bool] | None = None,
+           prefer_limit: int = 2) -> Gathered:
     """Retrieve, merge, threshold (with the fallback) and select (see the module doc).
 
     ``settings`` is the profile's ``[retrieval]``; ``plan`` the plan each search runs
-    (its ``k`` is the pool searched); ``scope`` the profile's ``[scope]``."""
+    (its ``k`` is the pool searched); ``scope`` the profile's ``[scope]``. ``prefer``
+    (the corrected query, a passage) marks passages the caller wants read: up to
+    ``prefer_limit`` passing ones ranked below the head (the reranked depth, else ``k``)
+    take the head's last places, so the reranker reads them and selection may pick them."""
     k = int(settings["k"])
     rules = settings.get("expansions", {}) or {}
     variants = expand(query, rules)
@@ -188,8 +193,10 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
             extra = [c for c in pool if fb_min <= relevance_of(c, kind) < minimum]
             passing = sorted(passing + extra, key=lambda c: c.rank)
             fallback_used, threshold = True, fb_min
+    depth = int(settings.get("rerank_depth", 20)) if settings.get("rerank") else k
+    if prefer is not None and len(passing) > depth:
+        passing = promote(passing, depth, lambda c: prefer(learned.corrected, c), prefer_limit)
     if settings.get("rerank") and passing:   # the best of the passing, re-scored first
-        depth = int(settings.get("rerank_depth", 20))
         head = rerank(learned.corrected, passing[:depth], model=str(settings["rerank"]),
                       max_tokens=int(settings.get("rerank_tokens", 192)),
                       with_context=bool(settings.get("rerank_context", False)))
@@ -200,6 +207,20 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
         chosen = [c.evolve(rank=i) for i, c in enumerate(passing[:k], start=1)]
     return Gathered(tuple(chosen), tuple(pool), tuple(variants), fallback_used, threshold,
                     notes, learned.corrected)
+
+
+def promote(ranked: Sequence[Candidate], depth: int, wanted: Callable[[Candidate], bool],
+            limit: int) -> list[Candidate]:
+    """``ranked`` with up to ``limit`` wanted candidates from below the first ``depth``
+    moved into its last places (those they displace follow them); everything else keeps
+    its order."""
+    moved = [c for c in ranked[depth:] if wanted(c)][:max(0, limit)]
+    if not moved or depth <= 0:
+        return list(ranked)
+    keys = {c.key for c in moved}
+    cut = max(0, depth - len(moved))
+    head = list(ranked[:cut]) + moved
+    return head + [c for c in ranked[cut:] if c.key not in keys]
 
 
 def _plan_args(plan: Plan) -> dict[str, Any]:
