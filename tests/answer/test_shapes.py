@@ -27,6 +27,11 @@ def test_a_heading_in_capitals_or_numbered_title_case_is_cut_off_its_statement()
         "Quality risk management is integral to it.")
     assert rest("5.3.2 The effort assigned to data governance should be commensurate.") == (
         "The effort assigned to data governance should be commensurate.")
+    # two numbered headings run together, the statement opened by an acronym's plural
+    assert rest("3.2 ECs in the Regulatory Submission 3.2.1 ECs Definition ECs are legally "
+                "binding information.") == "ECs are legally binding information."
+    assert rest("2.1 General OOS results are investigated by the unit.") == (
+        "2.1 General OOS results are investigated by the unit.")
 
 
 def test_a_regulations_source_note_is_never_an_answer():

@@ -24,7 +24,7 @@ def fragment(sentence: str) -> bool:
 
 
 _DEFINE_Q = re.compile(
-    r"^\s*(?:what\s+(?:is|are)\s+(?:meant\s+by\s+)?|define\s+|definition\s+of\s+|"
+    r"^\s*(?:what(?:\s+(?:is|are|r)|['’]s)\s+(?:meant\s+by\s+)?|whats\s+|define\s+|definition\s+of\s+|"
     r"what\s+does\s+(?P<mean>.+?)\s+(?:mean|stand\s+for)\b|"
     r"how\s+(?:does|do)\s+.+?\s+define\s+|how\s+(?:is|are)\s+(?P<how>.+?)\s+defined\b)"
     r"(?P<rest>.*)$", re.I)
@@ -212,6 +212,9 @@ def _capitals_lead(tokens: Sequence[tuple[int, str]]) -> int:
     return 0
 
 
+_ACRONYM = re.compile(r"[A-Z]{2,6}s?")   # "ECs are legally binding ...": it opens one too
+
+
 def _numbered_lead(sentence: str, tokens: Sequence[tuple[int, str]]) -> int:
     """Where the statement starts after a numbered heading in title case, else 0."""
     m = _NUMBERED.match(sentence)
@@ -226,7 +229,8 @@ def _numbered_lead(sentence: str, tokens: Sequence[tuple[int, str]]) -> int:
     else:
         return 0
     start = i - 1                                   # the word that opens the statement
-    if start < 0 or not _opens(words[start][1]) or len(words) - start < 4:
+    if start < 0 or not (_opens(words[start][1]) or _ACRONYM.fullmatch(words[start][1])) \
+            or len(words) - start < 4:
         return 0
     if start == 0 or words[start][1].lower() in _OPENERS:
         return words[start][0]
