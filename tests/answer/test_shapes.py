@@ -32,6 +32,9 @@ def test_a_heading_in_capitals_or_numbered_title_case_is_cut_off_its_statement()
                 "binding information.") == "ECs are legally binding information."
     assert rest("2.1 General OOS results are investigated by the unit.") == (
         "2.1 General OOS results are investigated by the unit.")
+    # a heading numbered in roman numerals
+    assert rest("V. Computer Software Assurance Computer software assurance is a risk-based "
+                "approach.") == "Computer software assurance is a risk-based approach."
 
 
 def test_a_regulations_source_note_is_never_an_answer():
@@ -258,3 +261,17 @@ def test_a_title_case_term_before_a_colon_is_a_glossary_entry():
     assert defined_term("See also: Annex 11 for computerised systems.") == []
     assert defined_term("Note: this applies to all sites.") == []
     assert defined_term("Design space is described in the submission.") == []
+
+
+def test_a_weak_verb_defines_only_what_opens_the_sentence():
+    # "X is ...", "X are ...": X itself must open it, nearly alone
+    assert defines("ECs are legally binding information.", ["ec"])
+    assert defines("Quality risk management is a systematic process.",
+                   ["qualiti", "risk", "manag"])
+    assert not defines("The rationales for the ECs are provided in the CTD modules.", ["ec"])
+    assert not defines("Scaling factors can be included if the design space is intended to "
+                       "span scales.", ["design", "space"])
+    # a strong verb or a glossary's colon reads further
+    assert defines("For the purposes of this Act, the word court shall mean a civil court.",
+                   ["court"])
+    assert defines("Design space: The multidimensional combination.", ["design", "space"])

@@ -39,8 +39,9 @@ _DEFINES = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?"
                       r"(?:for\s+(?:the\s+)?purposes?\s+of\s+[^,]{1,80},\s*)?"
                       r"(?:the\s+(?:terms?|expressions?|words?)\s+)?"
                       r"(?P<head>.{0,120}?)\s*(?:\([^)]{1,20}\)\s*)?"
-                      r"(?:(?<![^\W\d_])(?:means|shall\s+mean|is\s+defined\s+as|refers\s+to|"
+                      r"(?P<verb>(?<![^\W\d_])(?:means|shall\s+mean|is\s+defined\s+as|refers\s+to|"
                       r"includes|include|is|are)|:|–|—|-)\s", re.I)
+_WEAK = frozenset({"includes", "include", "is", "are", "-"})
 
 
 def definition_subject(question: str) -> list[str]:
@@ -99,16 +100,19 @@ def defines(sentence: str, subject: Sequence[str]) -> bool:
     systematic process for ...")."""
     if not subject:
         return False
+    wanted = set(subject)
     m = _DEFINES.match(sentence)
-    heads = [m.group("head") if m else ""]
-    caps = _caps_head(sentence)
-    if caps:
-        heads.append(caps)
-    for extra, text in zip((4, 1), heads):   # a glossary's term is the term, nearly alone
-        head = analyze(text)
-        if head and set(subject) <= set(head) and len(head) <= len(subject) + extra:
+    if m:
+        head = analyze(m.group("head"))
+        if m.group("verb").lower() in _WEAK:
+            # "X is ...", "X includes ...": X itself opens it ("OOS results include ...",
+            # not "The rationales for the ECs are ..." nor "... if the design space is")
+            if head and set(head[:len(subject)]) == wanted and len(head) <= len(subject) + 1:
+                return True
+        elif head and wanted <= set(head) and len(head) <= len(subject) + 4:
             return True
-    return False
+    head = analyze(_caps_head(sentence))     # a glossary's term is the term, nearly alone
+    return bool(head) and wanted <= set(head) and len(head) <= len(subject) + 1
 
 
 _MEANS = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?(?:the\s+(?:terms?|expressions?)\s+)?"
@@ -149,7 +153,7 @@ def _caps_head(sentence: str) -> str:
     return ""
 
 
-_NUMBERED = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,3})+\.?|\d{1,2}\.)\s+(?=\S)")
+_NUMBERED = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,3})+\.?|\d{1,2}\.|[IVX]{1,4}\.)\s+(?=\S)")
 # closed-class words a statement may open with, and words a heading does not end on
 _OPENERS = frozenset(
     "the this these those that a an each every all any some such it its there in if when "
