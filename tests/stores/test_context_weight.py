@@ -92,3 +92,22 @@ def test_a_version_4_store_is_reindexed_when_opened(tmp_path, monkeypatch):
             "SELECT value FROM ragd_meta WHERE key = 'schema_version'").fetchone()[0] == "5"
     finally:
         old.close()
+
+
+def test_a_version_1_store_gets_the_same_terms_as_a_new_one(tmp_path):
+    fresh = build(tmp_path / "new.sqlite")
+    expected = {q: scores(fresh, list(q)) for q in (("cotton",), ("trade", "fields"))}
+    fresh.close()
+    path = tmp_path / "old.sqlite"
+    build(path).close()
+    conn = sqlite3.connect(path)           # back to version 1: no terms, cache or staging
+    conn.executescript("DROP INDEX chunks_by_section; ALTER TABLE chunks DROP COLUMN terms; "
+                       "DROP TABLE query_cache; DROP INDEX documents_by_source; "
+                       "DROP TABLE chunk_staging; ALTER TABLE documents DROP COLUMN source_path; "
+                       "UPDATE ragd_meta SET value = '1' WHERE key = 'schema_version';")
+    conn.close()
+    old = open_store(path)
+    try:
+        assert {q: scores(old, list(q)) for q in expected} == expected
+    finally:
+        old.close()

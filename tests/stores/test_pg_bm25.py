@@ -172,14 +172,20 @@ def test_lexical_rank_option_switches_the_ranking(pg_location):
             s.close()
 
 
-def test_migration_7_fills_the_weights_of_an_existing_store(pg_location, pg_dsn, tmp_path):
-    pg = PostgresStore(pg_location)
+def written(location: str, tmp_path, seed: int) -> tuple[PostgresStore, SQLiteStore, int]:
+    """A PostgreSQL and a SQLite store holding the same seeded corpus, and the PostgreSQL
+    collection's id."""
+    pg = PostgresStore(location)
     lite = SQLiteStore(tmp_path / "lite.sqlite")
-    lite.create_collection("c", "m", 3, {})
-    pg.create_collection("c", "m", 3, {})
-    for doc_id, texts in corpus(5, 25).items():
+    for s in (lite, pg):
+        s.create_collection("c", "m", 3, {})
+    for doc_id, texts in corpus(seed, 25).items():
         write((pg, lite), doc_id, texts)
-    cid = pg._coll("c").cid
+    return pg, lite, pg._coll("c").cid
+
+
+def test_migration_7_fills_the_weights_of_an_existing_store(pg_location, pg_dsn, tmp_path):
+    pg, lite, cid = written(pg_location, tmp_path, 5)
     pg.close()
     schema = parse_store_url(pg_location)[1].schema
     with psycopg.connect(pg_dsn, autocommit=True) as conn:   # back to a version-6 store
@@ -206,13 +212,7 @@ def test_migration_8_indexes_the_context_line_twice(pg_location, pg_dsn, tmp_pat
     from ragd.stores.pg_tsvector import TsVector, TsVectorDumper, tsvectors
     from ragd.types import search_text
 
-    pg = PostgresStore(pg_location)
-    lite = SQLiteStore(tmp_path / "lite.sqlite")
-    lite.create_collection("c", "m", 3, {})
-    pg.create_collection("c", "m", 3, {})
-    for doc_id, texts in corpus(6, 25).items():
-        write((pg, lite), doc_id, texts)
-    cid = pg._coll("c").cid
+    pg, lite, cid = written(pg_location, tmp_path, 6)
     before = recomputed(pg)
     pg.stage_chunks("c", "j", chunks_of("z", ["cat staged"]), vectors(1))  # a write unfinished
     pg.close()

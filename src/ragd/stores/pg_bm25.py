@@ -291,15 +291,13 @@ def upgrade(conn: psycopg.Connection) -> None:
 
 def reindex(conn: psycopg.Connection) -> None:
     """Migration 8's data step: every collection's weight tables written again from the
-    stored texts (the indexed text changed: ``ragd.types.index_text``)."""
-    register_vector(conn)
-    for cid, config in conn.execute("SELECT id, config FROM collections ORDER BY id").fetchall():
+    stored texts (the indexed text changed: ``ragd.types.index_text``), as migration 7
+    first wrote them."""
+    for (cid,) in conn.execute("SELECT id FROM collections ORDER BY id").fetchall():
         conn.execute(drop_tables(int(cid)))
-        conn.execute("UPDATE collections SET bm25_rows = 0, bm25_length = 0, bm25_avgdl = NULL, "
-                     "bm25_changes = 0 WHERE id = %s", (cid,))
-        conn.execute(create_tables(int(cid)))
-        k1, b, _ = params(dict(config))
-        fill(conn, int(cid), k1, b)
+    conn.execute("UPDATE collections SET bm25_rows = 0, bm25_length = 0, bm25_avgdl = NULL, "
+                 "bm25_changes = 0")
+    upgrade(conn)
 
 
 # -- search ------------------------------------------------------------------------------------

@@ -142,7 +142,7 @@ def migrate(conn: sqlite3.Connection, path: Path) -> None:
             _migrate_2_to_3(conn)
         if 1 <= version <= 3:
             _migrate_3_to_4(conn)
-        if 2 <= version <= 4:
+        if 1 <= version <= 4:
             _migrate_4_to_5(conn)
         conn.execute("INSERT OR REPLACE INTO ragd_meta VALUES ('schema_version', ?)",
                      (str(SCHEMA_VERSION),))
@@ -158,10 +158,7 @@ def _migrate_1_to_2(conn: sqlite3.Connection, tables: set[str]) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS chunks_by_section ON chunks "
                  "(collection_id, section_id)")
     for name in sorted(t for t in tables if t.startswith("fts_") and "_" not in t[4:]):
-        conn.execute(f'DROP TABLE IF EXISTS "{name}"')
-    rows = conn.execute("SELECT id, context, text FROM chunks").fetchall()
-    conn.executemany("UPDATE chunks SET terms = ? WHERE id = ?",
-                     [(pack_terms(index_text(ctx, text)), rowid) for rowid, ctx, text in rows])
+        conn.execute(f'DROP TABLE IF EXISTS "{name}"')   # (the terms: by _migrate_4_to_5)
 
 
 def _migrate_2_to_3(conn: sqlite3.Connection) -> None:
