@@ -103,7 +103,7 @@ def test_facts_filter_drops_noise_off_topic_and_duplicates():
 
 
 def test_pdf_options_definitions_follow_fragments_context_and_bullets():
-    from ragd.answer.shapes import definition_subject, defines
+    from ragd.answer.shapes import definition_subject, definition_subjects, defines
 
     assert definition_subject("What is an electronic signature under 21 CFR Part 11?") == [
         "electron", "signatur"]
@@ -138,7 +138,7 @@ def test_pdf_options_definitions_follow_fragments_context_and_bullets():
     weight = weights(terms, [set(analyze(e.text))])
     picks = synthesize(terms, weight, [f], max_sentences=3, min_coverage=0.3, relative=0.5,
                        context_terms=True, fragments=False, follow=1,
-                       define=definition_subject(q))
+                       define=definition_subjects(q))
     texts = [p.text for p in picks]
     assert "(7) Electronic signature means a legally binding mark." in texts
     assert "It is unique to one person." in texts            # follows the definition
@@ -207,11 +207,11 @@ def test_a_passage_plainly_defining_the_term_leads_one_merely_saying_what_it_is(
     q = "design space q8r2?"
     define = definition_subject(q)
     assert define == ["design", "space"]
-    assert defines_in(glossary.quote, define) and not defines_in(said.quote, define)
+    assert defines_in(glossary.quote, [define]) and not defines_in(said.quote, [define])
     terms = question_terms(q)
     weight = weights(terms, [set(analyze(f.quote)) for f in (said, glossary)])
     picks = synthesize(terms, weight, [said, glossary], max_sentences=4, min_coverage=0.3,
-                       relative=0.3, define=define)
+                       relative=0.3, define=[define])
     texts = [p.text for p in picks]
     assert texts[0].startswith("Design Space: The multidimensional")
     assert not any(t.startswith("Control Strategy") for t in texts)   # another term's entry

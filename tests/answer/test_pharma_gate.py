@@ -7,9 +7,10 @@ with the pharma-qa profile; the chunks' vectors ship in tests/fixtures/pharma_ve
 (made by bench/pharma_vectors_fixture.py); questions and answer sentences are embedded
 live and the cross-encoder runs live. Gates: the contract's metrics (pass, hallucination,
 fallback_used_rate_answerable, incorrect_refusal), at the levels this subset measured when
-the gate was set, with a margin (CI_GATES: a regression gate). The contract's own levels
-(the profile's [evaluation.gates]) are not met by the offline path; the full sets run in
-bench/ (bench/qa_golden.py) and docs/profiles/pharma-qa.md reports both halves.
+the subset measures, with a margin (CI_GATES: a regression gate). The contract's own levels
+(the profile's [evaluation.gates]) apply to the full sets, which run in bench/
+(bench/qa_golden.py; docs/profiles/pharma-qa.md reports both halves): offline, the baseline
+meets them, the perturbation set does not yet.
 """
 
 from __future__ import annotations
@@ -37,17 +38,18 @@ REFUSAL = "Not found in provided PDFs"
 pytestmark = pytest.mark.slow
 
 
-# Measured on this subset when the gate was set (the shipped profile: the contract's 0.20 /
-# 0.18; all-MiniLM-L6-v2, int8 corpus vectors): baseline pass 0.5625 (9/16), incorrect_refusal
-# 0.083 (1/12), hallucination 0.0625 (1/16: ph-u007, EU GMP "Annex 23"),
-# fallback_used_rate_answerable 0.0; perturbations pass 0.5 (2/4), incorrect_refusal 0.25
-# (1/4), hallucination 0, fallback 0. Gates: those levels less one question (a regression gate),
-# hallucination at its measured level, the fallback at the contract's 0.15. The contract's own
-# levels (the profile's [evaluation.gates]) are not met offline: docs/profiles/pharma-qa.md.
+# Measured on this subset (the shipped profile: the contract's 0.20 / 0.18; all-MiniLM-L6-v2,
+# int8 corpus vectors). When the gate was set: baseline pass 0.5625 (9/16), hallucination
+# 0.0625 (1/16). Raised on 2026-11-26 to what the subset measures now: baseline pass 0.875
+# (14/16; ph-a010 and ph-a046 miss a phrase), incorrect_refusal 0, hallucination 0, fallback
+# 0; perturbations pass 0.75 (3/4), incorrect_refusal 0.25 (ph-p011 refused undetermined on
+# the subset; answered on all 55 PDFs), hallucination 0. Gates: those levels less one question
+# (a regression gate), hallucination 0, the fallback at the contract's 0.15. The contract's own
+# levels (the profile's [evaluation.gates]) run on the full sets: docs/profiles/pharma-qa.md.
 CI_GATES = {
-    "baseline": ["pass>=0.5", "hallucination<=0.07", "fallback_used_rate_answerable<=0.15",
-                 "incorrect_refusal<=0.17"],
-    "perturb": ["pass>=0.25", "hallucination==0", "fallback_used_rate_answerable<=0.15",
+    "baseline": ["pass>=0.8", "hallucination==0", "fallback_used_rate_answerable<=0.15",
+                 "incorrect_refusal<=0.09"],
+    "perturb": ["pass>=0.5", "hallucination==0", "fallback_used_rate_answerable<=0.15",
                 "incorrect_refusal<=0.5"],
 }
 OPTIONS = LoadOptions(include=CI_PDFS)

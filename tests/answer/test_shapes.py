@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragd.analysis import analyze
 from ragd.answer.extractive import synthesize
-from ragd.answer.shapes import defined_term, defines, definition_subject, glossary, is_heading, lead
+from ragd.answer.shapes import (compared_subjects, defined_term, defines, definition_subject,
+                                definition_subjects, glossary, is_heading, lead)
 from ragd.answer.terms import question_terms, weights
 from ragd.answer.types import Evidence, Fact
 
@@ -111,7 +113,7 @@ def test_synthesis_quotes_the_statement_without_its_heading_and_a_glossary_entry
         terms = question_terms(q)
         weight = weights(terms, [set(analyze(f.quote)) for f in facts])
         picks = synthesize(terms, weight, facts, max_sentences=2, min_coverage=0.3,
-                           define=analyze(q.split(" is ")[-1]) if " is " in q else ())
+                           define=[analyze(q.split(" is ")[-1])] if " is " in q else ())
         assert expected in [p.text for p in picks]
 
 
@@ -195,7 +197,7 @@ def test_a_defined_term_is_answered_without_the_glossarys_other_entries():
              _fact("E2", _GLOSSARY, title="21 CFR Part 11")]
     q = "What is an electronic signature under 21 CFR Part 11?"
     texts = _texts(facts, q, max_sentences=6, min_coverage=0.3, relative=0.5, follow=2,
-                   context_terms=True, define=definition_subject(q))
+                   context_terms=True, define=definition_subjects(q))
     # the definition leads (its passage holds the best sentence), no other term's entry
     # is picked or followed into
     assert texts[0].startswith("(7) Electronic signature means")
@@ -222,7 +224,7 @@ def test_property_passages_keep_the_context_order_each_in_its_own_order(passages
     facts = [_fact(f"E{i + 1}", " ".join(p)) for i, p in enumerate(passages)]
     terms = question_terms(question)
     weight = weights(terms, [set(analyze(f.quote)) for f in facts])
-    define = definition_subject(question)
+    define = definition_subjects(question)
     picks = synthesize(terms, weight, facts, max_sentences=6, min_coverage=0.2, relative=0.5,
                        define=define)
     keys = [p.fact.key for p in picks]
@@ -233,8 +235,8 @@ def test_property_passages_keep_the_context_order_each_in_its_own_order(passages
         assert positions == sorted(positions)
     # passages in the facts' order, but for one defining the asked term, which leads: one
     # plainly defining it ("A batch record means ...") when one does
-    plain = {p.fact.key for p in picks if define and set(defined_term(p.text)) == set(define)}
-    defining = plain or {p.fact.key for p in picks if define and defines(p.text, define)}
+    plain = {p.fact.key for p in picks if any(set(defined_term(p.text)) == set(d) for d in define)}
+    defining = plain or {p.fact.key for p in picks if any(defines(p.text, d) for d in define)}
     rest = [k for k in dict.fromkeys(keys) if k not in defining]
     assert rest == sorted(rest, key=lambda k: int(k[1:]))
     assert all(k in defining for k in keys[:len([k for k in keys if k in defining])])
@@ -251,6 +253,82 @@ def test_a_bare_keyword_question_asks_what_the_thing_it_names_is():
     assert definition_subject("Is continuous manufacturing allowed?") == []
     assert definition_subject("how long do we keep batch records") == []
     assert definition_subject("batch record retention period for sterile products eu") == []
+
+
+@pytest.mark.parametrize(("question", "subjects"), [
+    ("What is the difference between a reference sample and a retention sample under EU "
+     "GMP Annex 19?", [["refer", "sampl"], ["retent", "sampl"]]),
+    ("reference vs retention sample annex 19", [["refer"], ["retent", "sampl"]]),
+    ("How does a deviation differ from an OOS result?", [["deviat"], ["oo", "result"]]),
+    ("Compare batch records and master production records",
+     [["batch", "record"], ["master", "product", "record"]]),
+    ("IQ versus OQ?", [["iq"], ["oq"]]),
+])
+def test_a_comparison_asks_to_define_both_things(question, subjects):
+    assert compared_subjects(question) == subjects
+    assert definition_subjects(question) == subjects
+
+
+def test_what_compares_nothing_asks_one_definition_or_none():
+    assert compared_subjects("What is an electronic signature under 21 CFR Part 11?") == []
+    assert definition_subjects("What is an electronic signature under 21 CFR Part 11?") == [
+        ["electron", "signatur"]]
+    assert definition_subjects("Who must certify each batch?") == []
+    # the same thing twice is no comparison
+    assert compared_subjects("batch record vs batch records") == []
+
+
+def test_a_comparison_answer_defines_both_things_first():
+    facts = [_fact("E1", "Where reference samples and retention samples are presented "
+                         "identically, the samples may be regarded as interchangeable. "
+                         "Samples should be kept at the site."),
+             _fact("E2", "Reference sample: a sample of a batch of starting material which "
+                         "is stored for the purpose of being analysed. Retention sample: a "
+                         "sample of a fully packaged unit from a batch of finished product. "
+                         "It is stored for identification purposes.")]
+    q = "What is the difference between a reference sample and a retention sample?"
+    terms = question_terms(q)
+    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+    picks = synthesize(terms, weight, facts, max_sentences=6, min_coverage=0.3,
+                       relative=0.75, follow=1, define=definition_subjects(q))
+    texts = [p.text for p in picks]
+    assert texts[0].startswith("Reference sample: a sample")     # the definitions lead
+    assert any(t.startswith("Retention sample: a sample") for t in texts)
+    assert "It is stored for identification purposes." in texts  # and their continuation
+    # read as one subject ("difference between ..."), neither entry is a definition of it
+    one = synthesize(terms, weight, facts, max_sentences=6, min_coverage=0.3,
+                     relative=0.75, follow=1, define=[definition_subject(q)])
+    assert not [p.text for p in one][0].startswith("Reference sample")
+
+
+def test_a_glossary_term_standing_alone_before_its_definition_defines_it():
+    subject = analyze("data integrity risk assessment")
+    assert defines("Data integrity risk assessment (DIRA).", subject)
+    assert defines("(b) Data integrity risk assessment", subject)
+    assert not defines("Data integrity risk assessment of systems.", subject)  # more words
+    assert not defines("Data integrity.", subject)                              # fewer
+    assert not defines("5.1. Data Integrity Risk Assessment (DIRA) should be carried out.",
+                       subject)
+    facts = [_fact("E1", "5.1. Data Integrity Risk Assessment (DIRA) should be carried out "
+                         "to identify risk. The DIRAs should be risk-based. The DIRAs should "
+                         "be documented."),
+             _fact("E2", "Data governance. The sum total of arrangements for data quality. "
+                         "Data integrity risk assessment (DIRA). The process to map out "
+                         "procedures and systems that generate data.")]
+    q = "What is a data integrity risk assessment (DIRA)?"
+    terms = question_terms(q)
+    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+    texts = [p.text for p in synthesize(terms, weight, facts, max_sentences=4,
+                                        min_coverage=0.3, relative=0.75, follow=1,
+                                        define=definition_subjects(q))]
+    # the term, short as a heading, is kept for its definition, which follows it
+    assert texts[:2] == ["Data integrity risk assessment (DIRA).",
+                         "The process to map out procedures and systems that generate data."]
+
+
+def test_a_second_question_run_into_the_first_names_no_term():
+    assert definition_subjects("What is the purpose of the PIC/S GDP aide-memoire and how "
+                               "is it structured?") == []
 
 
 def test_a_title_case_term_before_a_colon_is_a_glossary_entry():

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragd.retrieval.acronyms import acronym_of, best_long_form, candidates, long_forms
+from ragd.retrieval.acronyms import (acronym_of, annotate, best_long_form, candidates, long_forms,
+                                     short_forms)
 
 
 @pytest.mark.parametrize(("text", "acronym", "forms"), [
@@ -54,3 +55,26 @@ def test_query_tokens_that_may_be_acronyms():
     assert acronym_of("A") is None and acronym_of("SPECIFICATION") is None
     assert candidates("what r ECs in Q12 under the GMP of the EU", ignore={"under"}) == [
         "EC", "GMP", "EU"]
+
+
+def test_a_long_form_the_query_spells_out_gets_the_acronym_texts_define():
+    texts = ["lifecycle management of continuous manufacturing (CM). This guideline",
+             "Continuous Manufacturing (CM) of drug substances",
+             "Quality Risk Management (QRM) A systematic process"]
+    q = "How does ICH Q13 describe continuous manufacturing?"
+    assert short_forms(q, texts) == {"CM": "continuous manufacturing"}
+    assert annotate(q, {"CM": "continuous manufacturing"}) == (
+        "How does ICH Q13 describe continuous manufacturing (CM)?")
+    # most texts first, then alphabetical; at most ``limit``
+    both = "continuous manufacturing and quality risk management"
+    assert list(short_forms(both, texts)) == ["CM", "QRM"]
+    assert list(short_forms(both, texts, limit=1)) == ["CM"]
+
+
+def test_no_acronym_for_words_not_spelt_out_or_already_said():
+    texts = ["lifecycle management of continuous manufacturing (CM). This guideline"]
+    assert short_forms("continuous manufacturing CM", texts) == {}        # already said
+    assert short_forms("continuous processing", texts) == {}              # not the long form
+    assert short_forms("manufacturing", texts) == {}                      # a part of it
+    assert short_forms("What is a batch (lot)?", ["A batch (lot) is one run."]) == {}
+    assert annotate("batch records", {"CM": "continuous manufacturing"}) == "batch records"

@@ -123,3 +123,20 @@ def test_the_evidence_checks_read_the_corrected_question(store, toy, tmp_path):
         VALIDATORS.unregister("test_record_question")
     assert seen == ["process validation"]
     assert got.question == "process validaton"          # the answer keeps what was asked
+
+
+def test_gather_searches_and_asks_with_the_acronym_of_a_long_form(coll):
+    ingest_documents([
+        Document("cm-1", "This guideline describes the lifecycle of continuous manufacturing (CM)."),
+        Document("cm-2", "CM involves the feeding of input materials into a line.")], coll)
+    settings = {"k": 3, **ON}
+    got = gather("How is continuous manufacturing described?", coll, settings,
+                 Plan(k=10, pool=10))
+    annotated = "How is continuous manufacturing (CM) described?"
+    assert got.variants == ("How is continuous manufacturing described?", annotated)
+    assert got.short_forms == {"CM": "continuous manufacturing"} == got.notes["short_forms"]
+    assert got.asked == annotated     # the answer reads "CM" as the question's subject
+    assert "cm-2" in {c.doc_id for c in got.pool}
+    off = gather("How is continuous manufacturing described?", coll, {"k": 3},
+                 Plan(k=10, pool=10))
+    assert len(off.variants) == 1 and not off.short_forms

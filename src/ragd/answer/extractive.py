@@ -140,7 +140,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                min_similarity: float = 1.0, shortlist: int = 24,
                context_terms: bool = False, fragments: bool = True,
                follow: int = 0, similarity_weight: float = 0.5,
-               define: Sequence[str] = (), definition_bonus: float = 0.2) -> list[Pick]:
+               define: Sequence[Sequence[str]] = (),
+               definition_bonus: float = 0.2) -> list[Pick]:
     """Phase C, extractively: the picked sentences, passages in the facts' order (the one
     defining the term a definitional question asks about first), each in its own order.
 
@@ -164,8 +165,9 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     sentences that follow it in its passage (a definition's or a
     list's continuation), within ``max_sentences``. ``similarity_weight`` is the share of
     the similarity in a sentence's score (the rest: coverage, passage relevance,
-    position). With ``define`` (the terms a definitional question asks about), a sentence
-    that defines them ("X means ...") gains ``definition_bonus`` and is a candidate.
+    position). With ``define`` (the subjects a definitional question asks about, each
+    its analysed terms: one, or the two a comparison names), a sentence that defines one
+    ("X means ...") gains ``definition_bonus`` and is a candidate.
     """
     if not facts:
         return []
@@ -184,14 +186,15 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             raw = quote[start:end]
             cut = lead(raw)
             heading = ""
-            if cut and not (glossary(raw[:cut]) or (define and defines(raw, define))):
+            if cut and not (glossary(raw[:cut]) or _defines_any(raw, define)):
                 heading, raw = raw[:cut], raw[cut:]  # the statement, without its heading ...
             else:
                 cut = 0
             text = normal(raw)
             items[(f.key, position)] = (text, _item(quote, start + cut))
-            if is_heading(raw, label, first=position == 0) or (not fragments and fragment(raw)):
-                continue
+            if (is_heading(raw, label, first=position == 0) and not _defines_any(raw, define)) \
+                    or (not fragments and fragment(raw)):
+                continue                    # (a glossary's term alone is no mere heading)
             # ... which still says what the statement is about, as a passage's context does
             cov = coverage(question_terms, weight,
                            set(analyze(f"{heading} {text}")) | around[f.key])
@@ -212,7 +215,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             sims[i] = float(value)
     picks: list[Pick] = []
     for (f, text, position, cov, prior), sim in zip(rows, sims):
-        definition = bool(define) and defines(text, define)
+        definition = _defines_any(text, define)
         if cov < min_coverage and sim < min_similarity and not definition:
             continue
         score = prior if similarity is None else (similarity_weight * sim
@@ -227,8 +230,10 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     # the passage bar is set by the passages of those strong sentences: measured over every
     # pick, a passage holding only weak sentences could bar all of them, leaving no answer
     best_passage = max(passage[p.fact.key] for p in strong)
-    strong = [p for p in strong if passage[p.fact.key] >= relative * best_passage]
-    if define and any(defines(p.text, define) for p in strong):
+    # (a sentence defining what the question asks about is on its subject by its form)
+    strong = [p for p in strong if passage[p.fact.key] >= relative * best_passage
+              or _defines_any(p.text, define)]
+    if any(_defines_any(p.text, define) for p in strong):
         # the term is defined: the entries of the same glossary defining other terms
         # ("(5) Digital signature means ..." beside "(7) Electronic signature means ...")
         # answer another question
@@ -253,7 +258,12 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     for p in strong:
         if len(chosen) >= max_sentences:
             break
-        if not take(p):
+        # a definition already taken as another's continuation (the next glossary entry of
+        # a comparison) still brings its own; any other is not picked twice
+        if (p.fact.key, p.position) in taken:
+            if not _defines_any(p.text, define):
+                continue
+        elif not take(p):
             continue
         if p.text.endswith(":"):            # it introduces a list: its items, short or not
             for item in _list_items(p, items, max_sentences - 1):
@@ -271,23 +281,29 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     # ("Design Space: The ...") when one does, over one merely saying what it is
     # ("Quality risk management is integral to ..."); each in its own order
     order_of = {f.key: i for i, f in enumerate(facts)}
-    plain = {p.fact.key for p in chosen if define and set(defined_term(p.text)) == set(define)}
-    defining = plain or {p.fact.key for p in chosen if define and defines(p.text, define)}
+    wanted = [set(subject) for subject in define]
+    plain = {p.fact.key for p in chosen if set(defined_term(p.text)) in wanted}
+    defining = plain or {p.fact.key for p in chosen if _defines_any(p.text, define)}
     return sorted(chosen, key=lambda p: (p.fact.key not in defining, order_of[p.fact.key],
                                          p.position))
 
 
-def _defines_other(text: str, define: Sequence[str]) -> bool:
-    """A sentence plainly defining a term other than ``define`` (any term, without it)."""
+def _defines_any(text: str, subjects: Sequence[Sequence[str]]) -> bool:
+    return any(defines(text, subject) for subject in subjects)
+
+
+def _defines_other(text: str, define: Sequence[Sequence[str]]) -> bool:
+    """A sentence plainly defining a term other than the subjects ``define`` (any term,
+    without them)."""
     term = defined_term(text)
-    return bool(term) and not (define and defines(text, define))
+    return bool(term) and not _defines_any(text, define)
 
 
-def defines_in(text: str, subject: Sequence[str]) -> bool:
-    """Whether a passage holds a sentence plainly defining ``subject`` (the term a question
-    asks to define): "Design Space: The multidimensional ...", "(7) Electronic signature
-    means ...", "QUALITY RISK MANAGEMENT (QRM) A systematic ..." — the term it names is the
-    subject, word for word (:func:`ragd.answer.shapes.defined_term`)."""
-    wanted = set(subject)
-    return bool(wanted) and any(set(defined_term(text[start:end])) == wanted
+def defines_in(text: str, subjects: Sequence[Sequence[str]]) -> bool:
+    """Whether a passage holds a sentence plainly defining one of ``subjects`` (what a
+    question asks to define): "Design Space: The multidimensional ...", "(7) Electronic
+    signature means ...", "QUALITY RISK MANAGEMENT (QRM) A systematic ..." — the term it
+    names is the subject, word for word (:func:`ragd.answer.shapes.defined_term`)."""
+    wanted = [set(subject) for subject in subjects if subject]
+    return bool(wanted) and any(set(defined_term(text[start:end])) in wanted
                                 for start, end in _spans(text))

@@ -29,7 +29,7 @@ from .checks import answer_type, outside_terms, satisfies, unanswered_terms
 from .extractive import defines_in, filter_facts, synthesize
 from .gates import Draft, run_checks
 from .render import render
-from .shapes import definition_subject
+from .shapes import definition_subjects
 from .support import check_sentences
 from .terms import QUESTION_WORDS, coverage, question_terms, weights
 from .types import ANSWERED, REFUSED, Answer, Dropped, Evidence, Fact, Rejection, Sentence, Trace
@@ -142,11 +142,11 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
 
 def _defining() -> Callable[[str, Candidate], bool]:
     """Whether a passage plainly defines what the question asks to define."""
-    subjects: dict[str, list[str]] = {}
+    subjects: dict[str, list[list[str]]] = {}
 
     def test(question: str, c: Candidate) -> bool:
         if question not in subjects:
-            subjects[question] = definition_subject(question)
+            subjects[question] = definition_subjects(question)
         return defines_in(c.text, subjects[question])
     return test
 
@@ -246,7 +246,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
                            context_terms=bool(ans["context_terms"]),
                            fragments=bool(ans["fragments"]), follow=int(ans["follow"]),
                            similarity_weight=float(ans["similarity_weight"]),
-                           define=definition_subject(asked) if ans["definitions"] else ())
+                           define=definition_subjects(asked) if ans["definitions"] else ())
         proposed = [Sentence(p.text, (p.fact.evidence,)) for p in picks]
         coverage_best = max((p.coverage for p in picks), default=0.0)
         signals["best_similarity"] = max((p.similarity for p in picks), default=0.0)

@@ -61,7 +61,57 @@ def definition_subject(question: str) -> list[str]:
                      flags=re.I)                  # "define the term batch": batch
     subject = _QUALIFIER.sub("", subject)
     subject = re.sub(r"\([^)]*\)", " ", subject)
-    return analyze(subject)
+    if _ANOTHER_QUESTION.search(subject):
+        return []            # "the purpose of X and how is it structured": no term to define
+    terms = analyze(subject)
+    return terms if len(terms) <= KEYWORD_WORDS else []
+
+
+# a second question run into the first: what follows is no term
+_ANOTHER_QUESTION = re.compile(r"\b(?:how|why|when|where|which|who|whom|what|whether)\b", re.I)
+
+
+_COMPARE = (
+    re.compile(r"^\s*(?:(?:what|which)\s+(?:is|are)\s+|what['’]s\s+|whats\s+)?(?:the\s+)?"
+               r"(?:main\s+|key\s+)?differences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$", re.I),
+    re.compile(r"^\s*how\s+(?:does|do|is|are)\s+(?P<a>.+?)\s+(?:differ|different)\s+"
+               r"from\s+(?P<b>.+)$", re.I),
+    re.compile(r"^\s*compare\s+(?P<a>.+?)\s+(?:and|with|to)\s+(?P<b>.+)$", re.I),
+    re.compile(r"^\s*(?P<a>[^?]+?)\s+(?:vs\.?|versus|compared\s+(?:to|with))\s+(?P<b>.+)$", re.I),
+)
+
+
+def compared_subjects(question: str) -> list[list[str]]:
+    """The analysed terms of the two things a question compares ("What is the difference
+    between a reference sample and a retention sample under EU GMP Annex 19?" -> [refer,
+    sampl], [retent, sampl]), else []. Qualifiers and document designations ("under ...",
+    "annex 19") are no part of either; a side is taken as written ("reference vs retention
+    sample": [refer], [retent, sampl] — whether "sample" belongs to both is not guessed)."""
+    text = question.strip().rstrip("?.! ")
+    for form in _COMPARE:
+        m = form.match(text)
+        if m:
+            break
+    else:
+        return []
+    sides = []
+    for side in (m.group("a"), m.group("b")):
+        side = re.sub(r"^(?:an?|the)\s+", "", _QUALIFIER.sub("", side.strip()), flags=re.I)
+        side = re.sub(r"\([^)]*\)", " ", side)
+        sides.append(_named_thing(side) or side)
+    out = [analyze(side) for side in sides]
+    return out if all(out) and set(out[0]) != set(out[1]) else []
+
+
+def definition_subjects(question: str) -> list[list[str]]:
+    """What a question asks to define: the two things it compares
+    (:func:`compared_subjects`), else the one a definitional question names
+    (:func:`definition_subject`), else none."""
+    pair = compared_subjects(question)
+    if pair:
+        return pair
+    one = definition_subject(question)
+    return [one] if one else []
 
 
 KEYWORD_WORDS = 6        # "ICH Q13 continuous manufacturing?": a few words, no question form
@@ -97,7 +147,8 @@ def defines(sentence: str, subject: Sequence[str]) -> bool:
     ...", "(7) Electronic signature means ...", "Design space: The multidimensional ...",
     "For purposes of this document, the term OOS results includes ...", or a glossary entry
     whose term stands in capitals before its definition: "QUALITY RISK MANAGEMENT (QRM) A
-    systematic process for ...")."""
+    systematic process for ...", or a glossary's term standing alone as a sentence before
+    the one defining it: "Data integrity risk assessment (DIRA).")."""
     if not subject:
         return False
     wanted = set(subject)
@@ -112,7 +163,16 @@ def defines(sentence: str, subject: Sequence[str]) -> bool:
         elif head and wanted <= set(head) and len(head) <= len(subject) + 4:
             return True
     head = analyze(_caps_head(sentence))     # a glossary's term is the term, nearly alone
-    return bool(head) and wanted <= set(head) and len(head) <= len(subject) + 1
+    if head and wanted <= set(head) and len(head) <= len(subject) + 1:
+        return True
+    m = _TERM_ALONE.match(sentence)          # "Data integrity risk assessment (DIRA)." and
+    return bool(m) and set(analyze(m.group("head"))) == wanted   # ... defined next
+
+
+# a glossary entry's term standing alone as a sentence, its definition the next one:
+# "Data integrity risk assessment (DIRA). The process to map out procedures, ..."
+_TERM_ALONE = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?(?P<head>[^\W\d_][^\W_]*(?:[ /-]+[^\W_]+){0,5})"
+                         r"\s*(?:\([^)]{1,20}\))?\s*[.:]?\s*$")
 
 
 _MEANS = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?(?:the\s+(?:terms?|expressions?)\s+)?"

@@ -114,4 +114,43 @@ def best_long_form(texts: Iterable[str], acronym: str) -> str | None:
     return min(counts, key=lambda form: (-counts[form], form))
 
 
-__all__ = ["acronym_of", "best_long_form", "candidates", "long_forms"]
+def short_forms(query: str, texts: Iterable[str], limit: int = 3) -> dict[str, str]:
+    """The acronyms ``texts`` define for long forms the query spells out word for word
+    (acronym -> long form), those defined by the most texts first (ties: alphabetical), at
+    most ``limit``; none the query already holds."""
+    said = f" {' '.join(re.findall(r'[a-z0-9]+', query.lower()))} "
+    held = {t.upper() for t in re.findall(r"[A-Za-z]+", query)}
+    counts: Counter[tuple[str, str]] = Counter()
+    for text in texts:
+        found: set[tuple[str, str]] = set()
+        for m in _DEFINED.finditer(text):
+            written = m.group(1)
+            acronym = written[:-1] if written.endswith("s") and written[:-1].isupper() \
+                else written
+            if not acronym.isupper() or acronym in held:
+                continue
+            for form in long_forms(text, acronym):
+                if len(form.split()) > 1 and f" {form} " in said:
+                    found.add((acronym, form))
+        counts.update(found)
+    ranked = sorted(counts, key=lambda pair: (-counts[pair], pair))
+    out: dict[str, str] = {}
+    for acronym, form in ranked:
+        if acronym not in out and len(out) < limit:
+            out[acronym] = form
+    return out
+
+
+def annotate(query: str, forms: dict[str, str]) -> str:
+    """The query with each acronym written after the first place it spells out the long
+    form ("... continuous manufacturing (CM)?"), as documents introduce one."""
+    for acronym, form in forms.items():
+        words = [re.escape(w) for w in form.split()]
+        m = re.search(r"\b" + r"[\s-]+".join(words) + r"\b", query, re.I)
+        if m:
+            query = f"{query[:m.end()]} ({acronym}){query[m.end():]}"
+    return query
+
+
+__all__ = ["acronym_of", "annotate", "best_long_form", "candidates", "long_forms",
+           "short_forms"]

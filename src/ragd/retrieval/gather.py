@@ -14,7 +14,11 @@ written here.
   define is one more variant (expanded by the rules too), merged the same way. The
   reranker, the evidence checks and the answer's terms (``Gathered.asked``) read the query
   corrected (long forms left out: with them, the answer's terms and sentence scores moved
-  off the question, measured on a set of short and misspelt questions).
+  off the question, measured on a set of short and misspelt questions). With
+  ``retrieval.acronyms`` the other way round too: when the best retrieved texts define an
+  acronym for a long form the query spells out ("continuous manufacturing (CM)"), the
+  query with the acronym appended is searched as well (the passages that go on to say
+  "CM" hold none of the long form's words), and ``Gathered.short_forms`` tells the answer.
 * **Scope** (``scope.values``: name → values of ``scope.field``): retrieval filtered to
   chunks whose field holds one of the scope's values (one search per value, merged);
   an empty list is no filter.
@@ -42,12 +46,15 @@ from typing import Any, Callable, Mapping, Sequence
 from ..analysis import analyze
 from ..collection import Collection
 from ..errors import UsageError
-from ..types import Candidate, Plan
+from ..types import Candidate, Plan, search_text
 from .mmr import mmr
 from .rerank import rerank
 from .retrieve import retrieve
 from .threshold import relevance as relevance_of
+from .acronyms import annotate, short_forms as find_short_forms
 from .variants import learn
+
+SHORT_FORM_TEXTS = 20     # best retrieved texts read for acronyms of the query's long forms
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,7 @@ class Gathered:
     threshold: float = 0.0                 # the threshold the passing chunks met
     notes: Mapping[str, Any] = field(default_factory=dict)
     asked: str = ""                        # the query with misspelt words corrected
+    short_forms: Mapping[str, str] = field(default_factory=dict)  # acronym -> long form asked
 
 
 def _phrase(text: str) -> str:
@@ -169,6 +177,17 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
               for v in values] if values and key else [plan])
     lists = [retrieve(v, p, coll) for v in variants for p in plans]
     pool = merge(lists)
+    short: dict[str, str] = {}
+    if settings.get("acronyms") and pool:
+        short = find_short_forms(" ".join([learned.corrected, *variants]),
+                                 [search_text(c.context, c.text) for c in pool[:SHORT_FORM_TEXTS]])
+        if short:
+            variant = annotate(learned.corrected, short)
+            if variant == learned.corrected:     # spelt out by an expansion rule only
+                variant = " ".join([learned.corrected.rstrip(), *short])
+            variants.append(variant)
+            lists += [retrieve(variant, p, coll) for p in plans]
+            pool = merge(lists)
     kind = settings.get("relevance", "fused")
     gated = bool(settings.get("threshold_answers", False))
     minimum = float(settings.get("min_relevance", 0.0)) if gated else 0.0
@@ -179,6 +198,8 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     if learned.changed:
         notes.update(corrections=dict(learned.corrections),
                      long_forms=dict(learned.long_forms))
+    if short:
+        notes.update(short_forms=dict(short))
     fb = settings.get("fallback", {}) or {}
     fb_min = float(fb.get("min_relevance", 0.0))
     wanted = not passing if fb.get("only_if_empty", True) else len(passing) < k
@@ -197,7 +218,7 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     if prefer is not None and len(passing) > depth:
         passing = promote(passing, depth, lambda c: prefer(learned.corrected, c), prefer_limit)
     if settings.get("rerank") and passing:   # the best of the passing, re-scored first
-        head = rerank(learned.corrected, passing[:depth], model=str(settings["rerank"]),
+        head = rerank(annotate(learned.corrected, short), passing[:depth], model=str(settings["rerank"]),
                       max_tokens=int(settings.get("rerank_tokens", 192)),
                       with_context=bool(settings.get("rerank_context", False)))
         passing = head + passing[depth:]
@@ -206,7 +227,7 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     else:
         chosen = [c.evolve(rank=i) for i, c in enumerate(passing[:k], start=1)]
     return Gathered(tuple(chosen), tuple(pool), tuple(variants), fallback_used, threshold,
-                    notes, learned.corrected)
+                    notes, annotate(learned.corrected, short), short)
 
 
 def promote(ranked: Sequence[Candidate], depth: int, wanted: Callable[[Candidate], bool],
