@@ -78,9 +78,19 @@ def test_export_refuses_a_collection_of_plain_documents(tmp_path, toy_collection
 @pytest.mark.slow
 def test_real_ear_corpus_round_trips_byte_identical(tmp_path, store, toy):
     source = shared("ear-corpus", "ear-parts-736-746.v1.jsonl")
+    expected = 3040
+    if store.url.startswith("postgres"):
+        # the whole corpus on SQLite; on PostgreSQL (30 s for all of it) parts 736, 744 and
+        # 746 whole: every kind of record the corpus holds, in a quarter of the time
+        lines = [line for line in source.read_text(encoding="utf-8").splitlines()
+                 if json.loads(line)["doc_id"].startswith(("EAR-736.", "EAR-744.", "EAR-746."))]
+        source = tmp_path / "ear-736-744-746.v1.jsonl"
+        source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        expected = len(lines)
+        assert 800 < expected < 3040
     coll = open_collection(store, "ear", toy, create=True)
     report = ingest([source], coll)
-    assert (report.new, report.failed) == (3040, 0)
+    assert (report.new, report.failed) == (expected, 0)
     out = tmp_path / "ear.jsonl"
     export_corpus(coll, out)
     original = sorted(source.read_text(encoding="utf-8").splitlines())
