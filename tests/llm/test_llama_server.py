@@ -225,9 +225,15 @@ def test_ragd_ask_llm_answers_or_refuses_with_the_profile_budgets(llama_server, 
           f"{data['status']} {data['refusal_reason']} {data['trace']['timings_ms']}")
 
 
-def test_ragd_ask_names_the_fault_and_never_prints_a_traceback(llama_server, demo_home):
+def test_ragd_ask_names_the_fault_and_never_prints_a_traceback(llama_server, demo_home,
+                                                              tmp_path):
+    # the collection's own profile, with a short context and reply: the model named is
+    # checked on the reply, so a long prompt and reply only make the test wait
+    short = tmp_path / "ear-short.toml"
+    short.write_text('name = "ear"\nextends = "ear"\n\n[context]\nmax_tokens = 120\n'
+                     'max_chunks = 1\n\n[answer]\nllm_max_tokens = 48\n')
     run = ragd(demo_home, "ask", "How long must audit logs be retained?", "--llm",
-               llama_server.url, "--model", "llama3:8b")
+               llama_server.url, "--model", "llama3:8b", "--profile", str(short))
     assert run.returncode == 0 and "Traceback" not in run.stderr
     assert "refused: llm_unavailable" in run.stderr
     assert f"serves model '{ALIAS}', not 'llama3:8b'" in run.stderr

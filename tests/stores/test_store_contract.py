@@ -204,9 +204,15 @@ def test_filters_in_both_searches(filtered, filters, expected):
 
 
 def test_selective_filter_still_returns_k(coll):
-    for i in range(300):
-        write(coll, f"d{i:03d}", [f"common words {i}"], [unit(1, i % 7, i % 5)],
-              tags=("rare",) if i % 100 == 0 else ("common",))
+    items = []
+    for i in range(300):            # one bulk write: the store's own path for many documents
+        tags = ("rare",) if i % 100 == 0 else ("common",)
+        chunk = Chunk(doc_id=f"d{i:03d}", chunk_index=0, text=f"common words {i}", tags=tags,
+                      context=f"ctx d{i:03d}", tokens=3, start_offset=0, end_offset=15,
+                      section_id=f"S-d{i:03d}", kind="chunk")
+        items.append((DocumentRecord(doc_id=f"d{i:03d}", content_hash="h1"), [chunk],
+                      np.stack([unit(1, i % 7, i % 5)])))
+    assert coll.upsert_documents("c", items) == 300
     hits = coll.vector_search("c", unit(1, 0, 0), 3, Filters(tags_any=("rare",)))
     assert sorted(h.doc_id for h in hits) == ["d000", "d100", "d200"]
     lex = coll.lexical_search("c", ["common"], 3, Filters(tags_any=("rare",)))
