@@ -331,6 +331,29 @@ def test_a_second_question_run_into_the_first_names_no_term():
                                "is it structured?") == []
 
 
+def test_a_sentence_holding_what_the_question_asks_for_gains_and_passes_the_passage_bar():
+    from ragd.answer.checks import satisfies
+
+    facts = [_fact("E1", "(c) All records required under this part shall be readily available "
+                         "for inspection during the retention period at the establishment. "
+                         "Records that can be retrieved from another location by computer "
+                         "meet the requirements of this paragraph. (d) Records required under "
+                         "this part may be retained either as original records or as copies."),
+             _fact("E2", "(a) Any production record associated with a batch shall be retained "
+                         "for at least 1 year after the expiration date of the batch.")]
+    q = "record retention period?"
+    terms = question_terms(q)
+    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+    options = dict(max_sentences=3, min_coverage=0.2, relative=0.75, similarity=None)
+    plain = [p.text for p in synthesize(terms, weight, facts, **options)]
+    typed = [p.text for p in synthesize(terms, weight, facts, **options,
+                                        typed=lambda text: satisfies("duration", [text]),
+                                        type_bonus=0.5)]
+    period = ("(a) Any production record associated with a batch shall be retained for at "
+              "least 1 year after the expiration date of the batch.")
+    assert period not in plain and period in typed
+
+
 def test_a_title_case_term_before_a_colon_is_a_glossary_entry():
     assert defined_term("Design Space: The multidimensional combination of inputs.") == [
         "design", "space"]

@@ -43,3 +43,22 @@ def test_an_acronym_naming_the_cited_document_is_not_required_of_the_answer():
     assert unanswered_terms(q, cited, pool, documents=[pool[0], same_document]) == []
     # passages of other documents do not count
     assert unanswered_terms(q, cited, pool, documents=[pool[0], *other]) == ["impd"]
+
+
+def test_a_question_asking_a_period_wants_a_duration():
+    from ragd.answer.checks import answer_type, satisfies
+
+    assert answer_type("How long must batch records be kept?") == "duration"
+    assert answer_type("21 CFR 211.180 record retention period?") == "duration"
+    assert answer_type("What is the storage time for samples?") == "duration"
+    assert answer_type("What does the retention sample show?") is None
+    assert satisfies("duration", ["It shall be retained for at least 1 year after expiry."])
+    assert not satisfies("duration", ["Records shall be readily available for inspection."])
+
+
+def test_only_amounts_numbers_and_durations_are_preferred_in_sentences():
+    from ragd.answer.pipeline import _typed
+
+    assert _typed("duration")("Records shall be retained for 5 years.")
+    assert not _typed("duration")("Records shall be retained.")
+    assert _typed("time") is None and _typed(None) is None   # "when may ...": a condition

@@ -112,7 +112,8 @@ def answer_type(question: str) -> str | None:
                  r"\bwhat (is|are) the (fee|fees|cost|price)\b|\bhow much does it cost\b", q):
         return "amount"
     if re.search(r"\bhow long\b|\bhow many (days|weeks|months|years|hours)\b|"
-                 r"\bwithin how\b", q):
+                 r"\bwithin how\b|\b(retention|retaining|storage|keeping|holding) "
+                 r"(period|time)s?\b", q):
         return "duration"
     if re.search(r"^when\b|\bby when\b|\bwhat (date|year|deadline)\b", q):
         return "time"

@@ -141,7 +141,9 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                context_terms: bool = False, fragments: bool = True,
                follow: int = 0, similarity_weight: float = 0.5,
                define: Sequence[Sequence[str]] = (),
-               definition_bonus: float = 0.2) -> list[Pick]:
+               definition_bonus: float = 0.2,
+               typed: Callable[[str], bool] | None = None,
+               type_bonus: float = 0.0) -> list[Pick]:
     """Phase C, extractively: the picked sentences, passages in the facts' order (the one
     defining the term a definitional question asks about first), each in its own order.
 
@@ -167,7 +169,9 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     the similarity in a sentence's score (the rest: coverage, passage relevance,
     position). With ``define`` (the subjects a definitional question asks about, each
     its analysed terms: one, or the two a comparison names), a sentence that defines one
-    ("X means ...") gains ``definition_bonus`` and is a candidate.
+    ("X means ...") gains ``definition_bonus`` and is a candidate. With ``typed`` (whether
+    a sentence holds what the question asks for: a duration for "how long"), a candidate
+    that does gains ``type_bonus``.
     """
     if not facts:
         return []
@@ -222,6 +226,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                                                   + (1 - similarity_weight) * prior)
         if definition:
             score += definition_bonus
+        if type_bonus and typed is not None and typed(text):
+            score += type_bonus
         picks.append(Pick(f, text, position, cov, score, sim))
     if not picks:
         return []
@@ -230,9 +236,11 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     # the passage bar is set by the passages of those strong sentences: measured over every
     # pick, a passage holding only weak sentences could bar all of them, leaving no answer
     best_passage = max(passage[p.fact.key] for p in strong)
-    # (a sentence defining what the question asks about is on its subject by its form)
+    # (a sentence defining what the question asks about is on its subject by its form, and
+    # one holding what it asks for, by its content: "... retained for at least 1 year")
     strong = [p for p in strong if passage[p.fact.key] >= relative * best_passage
-              or _defines_any(p.text, define)]
+              or _defines_any(p.text, define)
+              or (type_bonus and typed is not None and typed(p.text))]
     if any(_defines_any(p.text, define) for p in strong):
         # the term is defined: the entries of the same glossary defining other terms
         # ("(5) Digital signature means ..." beside "(7) Electronic signature means ...")

@@ -151,6 +151,14 @@ def _defining() -> Callable[[str, Candidate], bool]:
     return test
 
 
+def _typed(kind: str | None) -> Callable[[str], bool] | None:
+    """Whether a sentence holds what a question of ``kind`` asks for: an amount, a number or
+    a duration (None otherwise: "when may ..." asks for a condition as often as a date)."""
+    if kind not in ("amount", "number", "duration"):
+        return None
+    return lambda text: satisfies(kind, [text])
+
+
 def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
          logs: Path | None = None) -> Answer:
     ev_cfg, ctx_cfg, ans = prof.data["evidence"], prof.data["context"], prof.data["answer"]
@@ -246,7 +254,9 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
                            context_terms=bool(ans["context_terms"]),
                            fragments=bool(ans["fragments"]), follow=int(ans["follow"]),
                            similarity_weight=float(ans["similarity_weight"]),
-                           define=definition_subjects(asked) if ans["definitions"] else ())
+                           define=definition_subjects(asked) if ans["definitions"] else (),
+                           typed=_typed(answer_type(asked)),
+                           type_bonus=float(ans["type_bonus"]))
         proposed = [Sentence(p.text, (p.fact.evidence,)) for p in picks]
         coverage_best = max((p.coverage for p in picks), default=0.0)
         signals["best_similarity"] = max((p.similarity for p in picks), default=0.0)

@@ -217,6 +217,9 @@ SCHEMA: dict[str, Any] = {
                              "sentences that define its subject"),
         "definition_passages": S.Key(S.integer(0, 20), "definitions: passages defining the "
                                      "asked term brought up for reading"),
+        "type_bonus": S.Key(S.number(0, 1), "extractive: added to the score of a sentence "
+                            "holding what the question asks for (a duration for 'how long', "
+                            "an amount, a number, a date)"),
         "confidence_high": S.Key(S.number(0, 1), "top relevance for High"),
         "confidence_medium": S.Key(S.number(0, 1), "top relevance for Medium"),
         "refusal_text": S.Key(S.string(True), "the exact text of a refusal"),
