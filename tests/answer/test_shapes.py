@@ -376,3 +376,17 @@ def test_a_weak_verb_defines_only_what_opens_the_sentence():
     assert defines("For the purposes of this Act, the word court shall mean a civil court.",
                    ["court"])
     assert defines("Design space: The multidimensional combination.", ["design", "space"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["what", "is", "the", "difference", "between", "and", "vs",
+                                 "versus", "compare", "with", "how", "does", "differ", "from",
+                                 "a", "reference", "sample", "retention", "annex", "19", "?",
+                                 "under", "EU", "GMP", "(QRM)", "batch", "records"]),
+                max_size=14))
+def test_property_a_comparison_names_two_different_things_or_none(words):
+    question = " ".join(words)
+    pair = compared_subjects(question)
+    assert pair == [] or (len(pair) == 2 and all(pair) and set(pair[0]) != set(pair[1]))
+    subjects = definition_subjects(question)
+    assert all(subjects) and len(subjects) <= 2

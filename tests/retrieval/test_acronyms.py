@@ -78,3 +78,27 @@ def test_no_acronym_for_words_not_spelt_out_or_already_said():
     assert short_forms("manufacturing", texts) == {}                      # a part of it
     assert short_forms("What is a batch (lot)?", ["A batch (lot) is one run."]) == {}
     assert annotate("batch records", {"CM": "continuous manufacturing"}) == "batch records"
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_WORDS = st.sampled_from(["continuous", "manufacturing", "(CM)", "CM", "quality", "risk",
+                          "management", "(QRM)", "of", "the", "-", "?", "(", ")", "Q13",
+                          "process", "(a)", "data", "integrity"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_WORDS, max_size=12), st.lists(st.lists(_WORDS, max_size=20), max_size=4))
+def test_property_annotating_only_adds_acronyms_the_texts_define(query_words, texts):
+    query = " ".join(query_words)
+    found = short_forms(query, [" ".join(t) for t in texts])
+    annotated = annotate(query, found)
+    # nothing of the question is lost or reordered: only " (ACRONYM)" is inserted
+    stripped = annotated
+    for acronym in found:
+        stripped = stripped.replace(f" ({acronym})", "", 1)
+    assert stripped == query
+    for acronym, form in found.items():
+        assert acronym.isupper() and acronym not in query.upper().split()
+        assert any(form in long_forms(" ".join(t), acronym) for t in texts)
