@@ -215,10 +215,11 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
             passing = sorted(passing + extra, key=lambda c: c.rank)
             fallback_used, threshold = True, fb_min
     depth = int(settings.get("rerank_depth", 20)) if settings.get("rerank") else k
+    asked = annotate(learned.corrected, short)    # corrected, naming its acronyms
     if prefer is not None and len(passing) > depth:
-        passing = promote(passing, depth, lambda c: prefer(learned.corrected, c), prefer_limit)
+        passing = promote(passing, depth, lambda c: prefer(asked, c), prefer_limit)
     if settings.get("rerank") and passing:   # the best of the passing, re-scored first
-        head = rerank(annotate(learned.corrected, short), passing[:depth], model=str(settings["rerank"]),
+        head = rerank(asked, passing[:depth], model=str(settings["rerank"]),
                       max_tokens=int(settings.get("rerank_tokens", 192)),
                       with_context=bool(settings.get("rerank_context", False)))
         passing = head + passing[depth:]
@@ -227,7 +228,7 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     else:
         chosen = [c.evolve(rank=i) for i, c in enumerate(passing[:k], start=1)]
     return Gathered(tuple(chosen), tuple(pool), tuple(variants), fallback_used, threshold,
-                    notes, annotate(learned.corrected, short), short)
+                    notes, asked, short)
 
 
 def promote(ranked: Sequence[Candidate], depth: int, wanted: Callable[[Candidate], bool],
