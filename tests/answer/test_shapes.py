@@ -354,6 +354,19 @@ def test_a_sentence_holding_what_the_question_asks_for_gains_and_passes_the_pass
     assert period not in plain and period in typed
 
 
+def test_a_term_in_sentence_case_before_a_colon_and_a_dash_heading():
+    subject = analyze("retention sample")
+    # "Term: a ..." in sentence case is a plain glossary entry
+    assert defined_term("Retention sample: a sample of a fully packaged unit.") == subject
+    assert defined_term("Retention sample: sample of a unit.") == []   # no article: not read
+    # a dash before words in title case is a heading, not a definition
+    assert not defines("8. Retention Samples – General Points 8.1 A retention sample should "
+                       "represent a batch.", subject)
+    assert defines("Retention samples – the samples kept for identification.", subject)
+    assert defines("Annual Review – An evaluation, conducted at least annually.",
+                   analyze("annual review"))
+
+
 def test_a_title_case_term_before_a_colon_is_a_glossary_entry():
     assert defined_term("Design Space: The multidimensional combination of inputs.") == [
         "design", "space"]

@@ -42,6 +42,10 @@ _DEFINES = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?"
                       r"(?P<verb>(?<![^\W\d_])(?:means|shall\s+mean|is\s+defined\s+as|refers\s+to|"
                       r"includes|include|is|are)|:|–|—|-)\s", re.I)
 _WEAK = frozenset({"includes", "include", "is", "are", "-"})
+_DASHES = frozenset({"-", "–", "—"})
+# what follows a dash in a heading: words in title case ("General Points"), not a definition
+# ("An evaluation, conducted ...", "the multidimensional combination ...")
+_TITLED = re.compile(r"\s*(?!(?:A|An|The)\b)[A-Z][a-z]+\s+[A-Z][a-z]+\b")
 
 
 def definition_subject(question: str) -> list[str]:
@@ -153,6 +157,8 @@ def defines(sentence: str, subject: Sequence[str]) -> bool:
         return False
     wanted = set(subject)
     m = _DEFINES.match(sentence)
+    if m and m.group("verb") in _DASHES and _TITLED.match(sentence, m.end()):
+        m = None                 # "Retention Samples – General Points 8.1 ...": a heading
     if m:
         head = analyze(m.group("head"))
         if m.group("verb").lower() in _WEAK:
@@ -191,7 +197,7 @@ def defined_term(sentence: str) -> list[str]:
     for form in (_MEANS, _ENTRY):
         m = form.match(sentence)
         if m:
-            head = analyze(m.group("head"))
+            head = analyze(m.group("head") or m.groupdict().get("lower") or "")
             if 0 < len(head) <= TERM_WORDS:
                 return head
     head = analyze(_caps_head(sentence))
@@ -200,7 +206,10 @@ def defined_term(sentence: str) -> list[str]:
 
 # a glossary entry whose term stands in title case before a colon: "Design Space: The ..."
 _ENTRY = re.compile(r"^\s*(?P<head>(?:[A-Z][\w/-]*\s+){0,4}[A-Z][\w/-]*)\s*(?:\([^)]{1,20}\)\s*)?"
-                    r":\s+(?=[A-Z(])")
+                    r":\s+(?=[A-Z(])"
+                    # or in sentence case, the definition in lower case: "Retention sample: a ..."
+                    r"|^\s*(?P<lower>[A-Z][a-z/-]+(?:\s+[a-z][\w/-]*){0,4})\s*(?:\([^)]{1,20}\)\s*)?"
+                    r":\s+(?=(?:a|an|the)\s)")
 
 
 def _caps_head(sentence: str) -> str:
