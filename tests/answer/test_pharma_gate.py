@@ -40,14 +40,14 @@ pytestmark = pytest.mark.slow
 
 # Measured on this subset (the shipped profile: the contract's 0.20 / 0.18; all-MiniLM-L6-v2,
 # int8 corpus vectors). When the gate was set: baseline pass 0.5625 (9/16), hallucination
-# 0.0625 (1/16). Raised on 2026-11-26 to what the subset measures now: baseline pass 0.875
-# (14/16; ph-a010 and ph-a046 miss a phrase), incorrect_refusal 0, hallucination 0, fallback
+# 0.0625 (1/16). Raised on 2026-11-26 to what the subset measures now: baseline pass 0.9375
+# (15/16; ph-a010 misses a phrase), incorrect_refusal 0, hallucination 0, fallback
 # 0; perturbations pass 0.75 (3/4), incorrect_refusal 0.25 (ph-p011 refused undetermined on
 # the subset; answered on all 55 PDFs), hallucination 0. Gates: those levels less one question
 # (a regression gate), hallucination 0, the fallback at the contract's 0.15. The contract's own
 # levels (the profile's [evaluation.gates]) run on the full sets: docs/profiles/pharma-qa.md.
 CI_GATES = {
-    "baseline": ["pass>=0.8", "hallucination==0", "fallback_used_rate_answerable<=0.15",
+    "baseline": ["pass>=0.875", "hallucination==0", "fallback_used_rate_answerable<=0.15",
                  "incorrect_refusal<=0.09"],
     "perturb": ["pass>=0.5", "hallucination==0", "fallback_used_rate_answerable<=0.15",
                 "incorrect_refusal<=0.5"],
