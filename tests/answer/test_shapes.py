@@ -287,18 +287,14 @@ def test_a_comparison_answer_defines_both_things_first():
                          "sample of a fully packaged unit from a batch of finished product. "
                          "It is stored for identification purposes.")]
     q = "What is the difference between a reference sample and a retention sample?"
-    terms = question_terms(q)
-    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
-    picks = synthesize(terms, weight, facts, max_sentences=6, min_coverage=0.3,
-                       relative=0.75, follow=1, define=definition_subjects(q))
-    texts = [p.text for p in picks]
+    options = dict(max_sentences=6, min_coverage=0.3, relative=0.75, follow=1)
+    texts = _texts(facts, q, **options, define=definition_subjects(q))
     assert texts[0].startswith("Reference sample: a sample")     # the definitions lead
     assert any(t.startswith("Retention sample: a sample") for t in texts)
     assert "It is stored for identification purposes." in texts  # and their continuation
     # read as one subject ("difference between ..."), neither entry is a definition of it
-    one = synthesize(terms, weight, facts, max_sentences=6, min_coverage=0.3,
-                     relative=0.75, follow=1, define=[definition_subject(q)])
-    assert not [p.text for p in one][0].startswith("Reference sample")
+    one = _texts(facts, q, **options, define=[definition_subject(q)])
+    assert not one[0].startswith("Reference sample")
 
 
 def test_a_glossary_term_standing_alone_before_its_definition_defines_it():
@@ -316,11 +312,8 @@ def test_a_glossary_term_standing_alone_before_its_definition_defines_it():
                          "Data integrity risk assessment (DIRA). The process to map out "
                          "procedures and systems that generate data.")]
     q = "What is a data integrity risk assessment (DIRA)?"
-    terms = question_terms(q)
-    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
-    texts = [p.text for p in synthesize(terms, weight, facts, max_sentences=4,
-                                        min_coverage=0.3, relative=0.75, follow=1,
-                                        define=definition_subjects(q))]
+    texts = _texts(facts, q, max_sentences=4, min_coverage=0.3, relative=0.75, follow=1,
+                   define=definition_subjects(q))
     # the term, short as a heading, is kept for its definition, which follows it
     assert texts[:2] == ["Data integrity risk assessment (DIRA).",
                          "The process to map out procedures and systems that generate data."]
@@ -342,13 +335,10 @@ def test_a_sentence_holding_what_the_question_asks_for_gains_and_passes_the_pass
              _fact("E2", "(a) Any production record associated with a batch shall be retained "
                          "for at least 1 year after the expiration date of the batch.")]
     q = "record retention period?"
-    terms = question_terms(q)
-    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
     options = dict(max_sentences=3, min_coverage=0.2, relative=0.75, similarity=None)
-    plain = [p.text for p in synthesize(terms, weight, facts, **options)]
-    typed = [p.text for p in synthesize(terms, weight, facts, **options,
-                                        typed=lambda text: satisfies("duration", [text]),
-                                        type_bonus=0.5)]
+    plain = _texts(facts, q, **options)
+    typed = _texts(facts, q, **options, typed=lambda text: satisfies("duration", [text]),
+                   type_bonus=0.5)
     period = ("(a) Any production record associated with a batch shall be retained for at "
               "least 1 year after the expiration date of the batch.")
     assert period not in plain and period in typed

@@ -218,16 +218,20 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         for i, value in zip(order, similarity(texts)):
             sims[i] = float(value)
     picks: list[Pick] = []
+    defining_rows: set[tuple[str, int]] = set()   # sentences defining a subject asked about
+    holding_rows: set[tuple[str, int]] = set()    # ... holding what the question asks for
     for (f, text, position, cov, prior), sim in zip(rows, sims):
         definition = _defines_any(text, define)
+        holding = bool(type_bonus) and typed is not None and typed(text)
+        if definition:
+            defining_rows.add((f.key, position))
+        if holding:
+            holding_rows.add((f.key, position))
         if cov < min_coverage and sim < min_similarity and not definition:
             continue
         score = prior if similarity is None else (similarity_weight * sim
                                                   + (1 - similarity_weight) * prior)
-        if definition:
-            score += definition_bonus
-        if type_bonus and typed is not None and typed(text):
-            score += type_bonus
+        score += definition_bonus * definition + type_bonus * holding
         picks.append(Pick(f, text, position, cov, score, sim))
     if not picks:
         return []
@@ -238,10 +242,10 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     best_passage = max(passage[p.fact.key] for p in strong)
     # (a sentence defining what the question asks about is on its subject by its form, and
     # one holding what it asks for, by its content: "... retained for at least 1 year")
+    on_subject = defining_rows | holding_rows
     strong = [p for p in strong if passage[p.fact.key] >= relative * best_passage
-              or _defines_any(p.text, define)
-              or (type_bonus and typed is not None and typed(p.text))]
-    if any(_defines_any(p.text, define) for p in strong):
+              or (p.fact.key, p.position) in on_subject]
+    if any((p.fact.key, p.position) in defining_rows for p in strong):
         # the term is defined: the entries of the same glossary defining other terms
         # ("(5) Digital signature means ..." beside "(7) Electronic signature means ...")
         # answer another question
@@ -269,7 +273,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         # a definition already taken as another's continuation (the next glossary entry of
         # a comparison) still brings its own; any other is not picked twice
         if (p.fact.key, p.position) in taken:
-            if not _defines_any(p.text, define):
+            if (p.fact.key, p.position) not in defining_rows:
                 continue
         elif not take(p):
             continue
@@ -291,7 +295,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     order_of = {f.key: i for i, f in enumerate(facts)}
     wanted = [set(subject) for subject in define]
     plain = {p.fact.key for p in chosen if set(defined_term(p.text)) in wanted}
-    defining = plain or {p.fact.key for p in chosen if _defines_any(p.text, define)}
+    defining = plain or {p.fact.key for p in chosen if (p.fact.key, p.position) in defining_rows}
     return sorted(chosen, key=lambda p: (p.fact.key not in defining, order_of[p.fact.key],
                                          p.position))
 
