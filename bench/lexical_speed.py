@@ -101,8 +101,16 @@ def main(argv: list[str] | None = None) -> int:
             mismatches += 1
     calls: dict[str, Any] = {"store.lexical_search": lambda w, q: store.lexical_search(
         coll, w, args.limit)}
-    if prunable and not args.store_only:
+    compilable = "compiled" in inspect.signature(view.top).parameters
+    compiled_same = None
+    if compilable and not args.store_only:
+        compiled_same = sum(view.top(q, args.limit, compiled=True)
+                            == view.top(q, args.limit, compiled=False) for q in hashes)
+        calls["score numpy"] = lambda w, q: view.top(q, args.limit, compiled=False)
+        calls["score compiled"] = lambda w, q: view.top(q, args.limit, compiled=True)
+    elif prunable and not args.store_only:
         calls["score one-pass"] = lambda w, q: view.top(q, args.limit, prune=False)
+    if prunable and not args.store_only:
         calls["score pruned"] = lambda w, q: view.top(q, args.limit, prune=True)
     baseline_same = None
     if args.baseline_src is not None:
@@ -132,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
                                      "p95": int(percentile(postings, 95)),
                                      "max": int(max(postings))},
               "pruned_vs_exhaustive_mismatches": mismatches,
+              "compiled_identical_results": compiled_same,
               "baseline_src": str(args.baseline_src) if args.baseline_src else None,
               "baseline_identical_results": baseline_same,
               "latency_ms": summary, "per_pass": passes,
@@ -140,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps(result, indent=1) + "\n")
     console.print(f"{len(view.keys):,} chunks, {len(words)} queries, limit {args.limit}, "
                   f"postings/query p50 {result['postings_per_query']['p50']:,}; "
-                  f"pruned != exhaustive: {mismatches}; baseline identical: {baseline_same}; "
+                  f"pruned != exhaustive: {mismatches}; compiled identical: {compiled_same}; "
+                  f"baseline identical: {baseline_same}; "
                   f"load {started} -> {load_average()}")
     for k, v in summary.items():
         console.print(f"  {k:30s} p50 {v['p50']:8.3f} ms  p95 {v['p95']:8.3f} ms  "

@@ -8,6 +8,10 @@ from pathlib import Path
 
 import pytest
 
+import numpy as np
+
+from ragd.analysis import pack_terms, query_analyze, term_hash
+from ragd.stores.lexical_index import LexicalIndex
 from ragd.types import Chunk
 
 REPO = Path(__file__).resolve().parents[1]
@@ -108,3 +112,40 @@ FULL_CHUNK = Chunk(doc_id="d-ü", chunk_index=7, text="Export of «items» — 5
                    tokens=12, start_offset=3, end_offset=40, section_id="744.21",
                    parent_id="744", kind="section", page=2)
 BARE_CHUNK = Chunk(doc_id="d-ü", chunk_index=8, text="second")
+
+
+# -- seeded random corpora for the BM25 index (pruned and compiled scoring) --------------
+def vocabulary(n: int) -> list[str]:
+    """``n`` made-up words (seeded), sorted."""
+    rng = np.random.default_rng(7)
+    letters = list("bcdfgklmnprstvz")
+    vowels = list("aeiou")
+    words = set()
+    while len(words) < n:
+        words.add("".join(rng.choice(letters) + rng.choice(vowels) for _ in range(3)))
+    return sorted(words)
+
+
+def zipf_texts(rng, words: list[str], n_docs: int) -> list[str]:
+    """``n_docs`` texts of 1-59 words drawn by a Zipf law (ties and duplicates likely)."""
+    p = 1.0 / np.arange(1, len(words) + 1) ** 1.1
+    p /= p.sum()
+    return [" ".join(rng.choice(words, int(rng.integers(1, 60)), p=p)) for _ in range(n_docs)]
+
+
+def load_terms(texts: list[str], start: int = 1) -> LexicalIndex:
+    """A loaded BM25 index of ``texts`` (rowids from ``start``; 3 chunks per document)."""
+    index = LexicalIndex()
+    keys = [(f"d{i // 3:05d}", i % 3) for i in range(len(texts))]
+    index.load(0, np.arange(start, start + len(texts), dtype=np.int64), keys,
+               [pack_terms(t) for t in texts])
+    return index
+
+
+def random_queries(rng, words, n):
+    """``n`` queries of 1-12 words (term hashes), frequent words likelier."""
+    p = 1.0 / np.arange(1, len(words) + 1) ** 0.8
+    p /= p.sum()
+    return [[term_hash(t) for t in query_analyze(list(rng.choice(words, int(rng.integers(1, 13)),
+                                                                  p=p)))]
+            for _ in range(n)]

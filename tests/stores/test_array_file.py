@@ -45,3 +45,19 @@ def test_packed_and_chained_keys_decode_any_index():
     chained = ChainedKeys(packed, [("x", 5)]).plus([("y", 6)])
     assert list(chained) == keys + [("x", 5), ("y", 6)]
     assert chained[-1] == ("y", 6) and chained[-3] == ("doc-9", 12)
+
+
+def test_keys_are_taken_many_at_once_as_one_at_a_time():
+    from ragd.stores.array_file import take_keys
+
+    rng = np.random.default_rng(4)
+    keys = [(f"dóc-{i % 37}", int(i)) for i in rng.integers(0, 10**6, 300)]
+    packed = PackedKeys.pack(keys[:250])
+    chained = ChainedKeys(packed, keys[250:])
+    for rows in (np.array([], dtype=np.int64), rng.integers(0, 250, 40),
+                 rng.integers(0, 300, 40), np.array([299, 0, 249, 250])):
+        want = [keys[i] for i in rows]
+        assert take_keys(chained, rows) == want
+        assert take_keys(keys, rows) == want
+        inside = rows[rows < 250]
+        assert packed.take(inside) == [keys[i] for i in inside]

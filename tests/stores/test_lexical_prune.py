@@ -12,47 +12,17 @@ import pytest
 
 from ragd.analysis import pack_terms, query_analyze, term_hash
 from ragd.stores import lexical_index
-from ragd.stores.lexical_index import LexicalDelta, LexicalIndex
+from ragd.stores.lexical_index import LexicalDelta
+
+from helpers import load_terms as load, random_queries, vocabulary, zipf_texts
 
 RULEBOOK = Path(__file__).resolve().parent.parent / "fixtures" / "rulebook"
-
-
-def vocabulary(n: int) -> list[str]:
-    rng = np.random.default_rng(7)
-    letters = list("bcdfgklmnprstvz")
-    vowels = list("aeiou")
-    words = set()
-    while len(words) < n:
-        words.add("".join(rng.choice(letters) + rng.choice(vowels) for _ in range(3)))
-    return sorted(words)
-
-
-def zipf_texts(rng, words: list[str], n_docs: int) -> list[str]:
-    p = 1.0 / np.arange(1, len(words) + 1) ** 1.1
-    p /= p.sum()
-    return [" ".join(rng.choice(words, int(rng.integers(1, 60)), p=p)) for _ in range(n_docs)]
-
-
-def load(texts: list[str], start: int = 1) -> LexicalIndex:
-    index = LexicalIndex()
-    keys = [(f"d{i // 3:05d}", i % 3) for i in range(len(texts))]
-    index.load(0, np.arange(start, start + len(texts), dtype=np.int64), keys,
-               [pack_terms(t) for t in texts])
-    return index
 
 
 def both(view, terms, limit, allowed=None, k1=1.2, b=0.75):
     exhaustive = view.top(terms, limit, allowed, k1, b, prune=False)
     pruned = view.top(terms, limit, allowed, k1, b, prune=True)
     return exhaustive, pruned
-
-
-def random_queries(rng, words, n):
-    p = 1.0 / np.arange(1, len(words) + 1) ** 0.8
-    p /= p.sum()
-    return [[term_hash(t) for t in query_analyze(list(rng.choice(words, int(rng.integers(1, 13)),
-                                                                  p=p)))]
-            for _ in range(n)]
 
 
 def test_pruned_equals_exhaustive_on_a_seeded_random_corpus():

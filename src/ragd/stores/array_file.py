@@ -101,6 +101,14 @@ class PackedKeys(Sequence[tuple[str, int]]):
         lo, hi = self.offsets[i:i + 2].tolist()  # one call for both ends (keys are decoded
         return (str(self._bytes[lo:hi], "utf-8"), int(self.indexes[i]))  # per result)
 
+    def take(self, rows: np.ndarray) -> list[tuple[str, int]]:
+        """The keys at ``rows`` (non-negative), their ends looked up in one pass."""
+        rows = np.asarray(rows, dtype=np.intp)
+        data = self._bytes
+        return [(str(data[lo:hi], "utf-8"), i) for lo, hi, i in zip(
+            self.offsets[rows].tolist(), self.offsets[rows + 1].tolist(),
+            self.indexes[rows].tolist())]
+
 
 class ChainedKeys(Sequence[tuple[str, int]]):
     """A key sequence followed by more keys (a persisted segment's, then a delta's)."""
@@ -125,3 +133,16 @@ class ChainedKeys(Sequence[tuple[str, int]]):
         if i < 0:
             i += len(self)
         return self.base[i] if i < n else self.extra[i - n]
+
+    def take(self, rows: np.ndarray) -> list[tuple[str, int]]:
+        """The keys at ``rows`` (non-negative), in order."""
+        rows = np.asarray(rows, dtype=np.intp)
+        if not len(rows) or rows.max() >= self._n:
+            return [self[int(i)] for i in rows]
+        return take_keys(self.base, rows)
+
+
+def take_keys(keys: Sequence[tuple[str, int]], rows: np.ndarray) -> list[tuple[str, int]]:
+    """``[keys[i] for i in rows]``, in one pass where the sequence can (packed keys)."""
+    take = getattr(keys, "take", None)
+    return take(rows) if take is not None else [keys[i] for i in np.asarray(rows).tolist()]

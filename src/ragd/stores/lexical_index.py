@@ -17,7 +17,8 @@ from typing import Sequence
 import numpy as np
 
 from ..analysis import unpack_terms
-from .array_file import ChainedKeys
+from . import lexical_kernel
+from .array_file import ChainedKeys, take_keys
 from .lexical_prune import TermPostings, pruned_top
 from .topk import top_rows
 
@@ -100,6 +101,13 @@ class _Postings:
         return (np.where(held, i, -1).tolist(), self.indptr[i].tolist(),
                 self.indptr[i + 1].tolist())
 
+    def span_arrays(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per term hash, the start and end of its postings (equal when absent)."""
+        i = np.minimum(np.searchsorted(self.terms, hashes), len(self.terms) - 1)
+        held = self.terms[i] == hashes
+        lo = np.where(held, self.indptr[i], 0)
+        return lo, np.where(held, self.indptr[i + 1], 0)
+
     def bound(self, i: int, k1: float, b: float, avgdl: float, norm: np.ndarray) -> float:
         """The largest ``tf / (tf + norm[row])`` over the postings of term ``i`` at average
         length ``avgdl`` (``norm``: the view's length norms for it), remembered."""
@@ -144,26 +152,39 @@ class LexicalView:
         return found
 
     def top(self, terms: list[int], limit: int, allowed: np.ndarray | None = None,
-            k1: float = DEFAULT_K1, b: float = DEFAULT_B, prune: bool = False
-            ) -> list[tuple[tuple[str, int], float]]:
+            k1: float = DEFAULT_K1, b: float = DEFAULT_B, prune: bool = False,
+            compiled: bool | None = None) -> list[tuple[tuple[str, int], float]]:
         """Best ``limit`` live rows by BM25 for the query's term hashes (each counted once).
 
-        Every posting of the query's terms is weighed in one vectorised pass. ``prune``
-        scores term at a time instead, skipping postings that cannot reach the top
-        (:mod:`.lexical_prune`): the same result to the bit, but measured no faster on
-        the 1M-chunk benchmark set (docs/benchmarks.md), hence not the default."""
+        Every posting of the query's terms is weighed in one pass: a compiled loop
+        (:mod:`.lexical_kernel`) when ``RAGD_LEXICAL_KERNEL`` has it loaded, else
+        vectorised numpy; ``compiled`` True or False forces one (benchmarks, tests). The
+        result is the same to the bit. ``prune`` scores term at a time instead, skipping
+        postings that cannot reach the top (:mod:`.lexical_prune`): the same result again,
+        but measured no faster on the 1M-chunk benchmark set (docs/benchmarks.md), hence
+        not the default."""
         if not terms or limit <= 0:
             return []
         n_live, norm, avgdl = self._stats(k1, b)
         if n_live == 0:
             return []
         all_alive = n_live == len(self.alive)
-        found = self._find(terms)
-        if not found:
-            return []
         mask = self.alive if not all_alive else None
         if allowed is not None:
             mask = np.isin(self.rowids, allowed) & (self.alive if mask is None else mask)
+        if prune or compiled is False:
+            fast = None
+        elif compiled:
+            fast = lexical_kernel.load()
+            if fast is None:
+                raise RuntimeError("the compiled BM25 loop needs numba, which does not import")
+        else:
+            fast = lexical_kernel.kernel(len(self.main.rows) + len(self.delta.rows))
+        if fast is not None:
+            return self._top_compiled(fast, terms, limit, n_live, norm, all_alive, mask, k1)
+        found = self._find(terms)
+        if not found:
+            return []
         if not prune:
             return self._top_all(found, limit, n_live, norm, all_alive, mask, k1)
         query = []
@@ -198,6 +219,37 @@ class LexicalView:
             if parts:
                 found.append((at[0], at[1], tuple(parts)))
         return found
+
+    def _top_compiled(self, fast: lexical_kernel.Kernel, terms: list[int], limit: int,
+                      n_live: int, norm: np.ndarray, all_alive: bool, mask: np.ndarray | None,
+                      k1: float) -> list[tuple[tuple[str, int], float]]:
+        """:meth:`_top_all`'s very sum and cut, in compiled loops (:mod:`.lexical_kernel`):
+        the same df array through the same numpy expression for the term weights, then
+        the postings added in the same order."""
+        hashes = np.fromiter(dict.fromkeys(terms), dtype=np.int64)
+        segments = [(seg, *seg.span_arrays(hashes)) for seg in (self.main, self.delta)
+                    if len(seg.terms)]
+        if not segments:
+            return []
+        held = np.zeros(len(hashes), dtype=bool)
+        for _, lo, hi in segments:
+            held |= hi > lo
+        if not held.any():
+            return []
+        parts = [(seg.rows, seg.tf, lo[held], hi[held]) for seg, lo, hi in segments]
+        if all_alive:
+            lens = sum(hi - lo for _, _, lo, hi in parts)
+        else:
+            lens = lexical_kernel.live_df(fast, parts, int(held.sum()), self.alive)
+        df = lens.astype(np.float64)
+        idf = np.log(1.0 + (n_live - df + 0.5) / (df + 0.5))
+        weight = idf * (k1 + 1.0)
+        rows, scores = lexical_kernel.top_candidates(
+            fast, parts, weight, norm, len(self.keys), None if all_alive else self.alive, mask,
+            limit)
+        ranked = sorted(zip(scores.tolist(), take_keys(self.keys, rows)),
+                        key=lambda sk: (-sk[0], sk[1]))
+        return [(key, score) for score, key in ranked[:limit]]
 
     def _top_all(self, found: list, limit: int, n_live: int, norm: np.ndarray,
                  all_alive: bool, mask: np.ndarray | None, k1: float
