@@ -66,6 +66,66 @@ def baseline_view(src: Path, view: Any) -> Any:
                               module._Postings([], len(m.lengths)), view.lengths)
 
 
+def compare_read_back(view: Any, hashes: list[list[int]], limit: int) -> list[dict[str, Any]]:
+    """Per query, the compiled loop's two read-backs on the view's main segment (best of 5
+    runs each, interleaved), grouped by the query's postings per row."""
+    from numba import njit
+
+    from ragd.stores import _lexical_jit as jit
+
+    no_mask = np.zeros(1, dtype=np.bool_)
+
+    @njit(nogil=True)
+    def touched(rows, tf, lo, hi, w, norm, scores, limit):
+        total = 0
+        for t in range(lo.shape[0]):
+            total += hi[t] - lo[t]
+        seen = np.empty(total, dtype=np.int64)
+        n = jit.accumulate(rows, tf, lo, hi, w, norm, no_mask, False, scores, seen, 0)
+        values = np.empty(n, dtype=np.float64)
+        for i in range(n):
+            values[i] = scores[seen[i]]
+            scores[seen[i]] = 0.0
+        kth = jit.kth_best(values, n, limit) if n > limit else 0.0
+        return seen[:n][values >= kth]
+
+    @njit(nogil=True)
+    def dense(rows, tf, lo, hi, w, norm, scores, limit):
+        jit.add_dense(rows, tf, lo, hi, w, norm, no_mask, False, scores)
+        return jit.select_dense(scores, no_mask, False, limit)[0]
+
+    n_live, norm, _ = view._stats(1.2, 0.75)
+    n_rows = len(view.keys)
+    scores = np.zeros(n_rows)
+    rows, tf = view.main.rows, view.main.tf
+    timed = []
+    for q in hashes:
+        lo, hi = view.main.span_arrays(np.fromiter(dict.fromkeys(q), dtype=np.int64))
+        held = hi > lo
+        lo, hi = lo[held], hi[held]
+        if not len(lo):
+            continue
+        df = (hi - lo).astype(np.float64)
+        w = np.log(1.0 + (n_live - df + 0.5) / (df + 0.5)) * 2.2
+        best = {"touched": float("inf"), "dense": float("inf")}
+        for _ in range(5):
+            for name, fn in (("touched", touched), ("dense", dense)):
+                t = time.perf_counter()
+                fn(rows, tf, lo, hi, w, norm, scores, limit)
+                best[name] = min(best[name], time.perf_counter() - t)
+        timed.append((float((hi - lo).sum()) / n_rows, best["touched"] * 1e6,
+                      best["dense"] * 1e6))
+    out = []
+    for low, high in ((0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0), (1.0, 1.5), (1.5, 3.0),
+                      (3.0, float("inf"))):
+        sel = [t for t in timed if low <= t[0] < high]
+        if sel:
+            out.append({"ratio": f"{low}-{high}", "queries": len(sel),
+                        "touched_us": round(median([t[1] for t in sel]), 1),
+                        "dense_us": round(median([t[2] for t in sel]), 1)})
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("store", type=Path)
@@ -78,6 +138,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="another checkout's src/: its LexicalView.top, interleaved")
     parser.add_argument("--store-only", action="store_true",
                         help="time store.lexical_search alone (the same protocol on any code)")
+    parser.add_argument("--read-back", action="store_true",
+                        help="also time the compiled loop's two ways of reading the rows back "
+                             "(list of touched rows, pass over the score array) per query, "
+                             "by postings per row: what sets _lexical_jit.DENSE_SHARE")
     args = parser.parse_args(argv)
     started = load_average()
     store = open_store(args.store)
@@ -127,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
                 times.setdefault(name, []).append((time.perf_counter() - t) * 1e3)
                 times.setdefault(name + " (cpu)", []).append((time.thread_time() - c) * 1e3)
         passes.append({k: stats(v) for k, v in times.items()})
+    read_back = compare_read_back(view, hashes, args.limit) if args.read_back else None
     store.close()
     summary = {k: {s: round(median([p[k][s] for p in passes]), 3)
                    for s in ("p50", "p95", "mean", "qps")} for k in passes[0]}
@@ -143,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
               "compiled_identical_results": compiled_same,
               "baseline_src": str(args.baseline_src) if args.baseline_src else None,
               "baseline_identical_results": baseline_same,
-              "latency_ms": summary, "per_pass": passes,
+              "latency_ms": summary, "per_pass": passes, "read_back_us": read_back,
               "load_average": {"start": started, "end": load_average()}}
     out = Path(__file__).resolve().parent / "results" / f"{args.name}.json"
     out.write_text(json.dumps(result, indent=1) + "\n")
@@ -155,6 +220,10 @@ def main(argv: list[str] | None = None) -> int:
     for k, v in summary.items():
         console.print(f"  {k:30s} p50 {v['p50']:8.3f} ms  p95 {v['p95']:8.3f} ms  "
                       f"{v['qps']:8.1f} q/s")
+    for row in read_back or []:
+        console.print(f"  postings/row {row['ratio']:>9}: {row['queries']:3d} queries, "
+                      f"touched list {row['touched_us']:9.1f} us, dense pass "
+                      f"{row['dense_us']:9.1f} us (best of 5, median over the queries)")
     console.print(f"wrote {out}")
     return 0
 

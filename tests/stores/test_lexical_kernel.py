@@ -48,7 +48,15 @@ def test_compiled_equals_numpy_on_a_seeded_random_corpus(compiled):
     texts = zipf_texts(rng, words, 3000)
     texts += texts[:200]  # exact duplicates: ties broken by key
     view = load_terms(texts).view()
-    assert assert_same(view, random_queries(rng, words, 150), (1, 10, 50, 400)) > 400
+    queries = random_queries(rng, words, 150)
+    assert assert_same(view, queries, (1, 10, 50, 400)) > 400
+    # both ways of reading the rows back are exercised: the list of rows touched (few
+    # postings) and the pass over the whole score array (postings >= a quarter of the rows)
+    from ragd.stores._lexical_jit import DENSE_SHARE
+
+    postings = [sum(len(view.main.get(t)[0]) for t in set(q)) for q in queries]
+    dense = sum(p * DENSE_SHARE >= len(view.keys) for p in postings)
+    assert 10 < dense < len(queries) - 10
 
 
 def test_compiled_equals_numpy_with_deletes_deltas_and_filters(compiled):
@@ -71,6 +79,8 @@ def test_compiled_equals_numpy_with_deletes_deltas_and_filters(compiled):
     assert assert_same(view, queries[:10], (5,), 
                        allowed=np.zeros(0, dtype=np.int64)) == 0
     assert_same(view, queries[:10], (5,), allowed=view.rowids[-1:])
+    # a limit beyond the rows: everything that scores, and no allocation of its size
+    assert assert_same(view, queries[:10], (10**12,)) == 10
 
 
 def test_compiled_equals_numpy_on_mapped_postings_at_other_k1_and_b(compiled, tmp_path):

@@ -151,7 +151,7 @@ def top_candidates(k: Kernel, segments: list[Segment], weight: np.ndarray, norm:
     return k["top"](ra, fa, la, ha, rb, fb, lb, hb, weight, norm,
                            _NO_MASK if alive is None else alive, alive is not None,
                            _NO_MASK if mask is None else mask, mask is not None,
-                           _scratch(n_rows), limit)
+                           _scratch(n_rows), min(limit, n_rows))
 
 
 def _scratch(n_rows: int) -> np.ndarray:
