@@ -5,8 +5,10 @@ Builds (once, under bench/.cache/ask-latency) the EAR collection from its corpus
 shipped chunk vectors (tests/fixtures/ear_vectors.npz, the bundled model's), then answers
 every question of bench/golden/ear_qa.jsonl once, after a warm-up on 20 other questions
 (bench/golden/ear_recall150.jsonl: the models load, the process settles). Each timed
-question is new to the process, so nothing it needs is cached (the query embedding, the
-cross-encoder's scores and the retrieval are all computed live).
+question is new to the process, so its query embedding, the cross-encoder's scores and the
+retrieval are all computed live. The vectors of evidence sentences met by earlier
+questions are remembered, as in any long-running process (``Collection.PASSAGE_MEMO``);
+``--passage-memo 0`` measures without (every sentence embedded afresh).
 
     python bench/ask_latency.py [--profile ear]
 
@@ -97,8 +99,12 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="first N questions only")
     ap.add_argument("--store", type=Path, help="an EAR store built before (collection ear)")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--passage-memo", type=int, default=None,
+                    help="sentence vectors remembered (default: the Collection's, 0: none)")
     args = ap.parse_args()
     coll = _collection(args.profile, args.store)
+    if args.passage_memo is not None:
+        coll.PASSAGE_MEMO = args.passage_memo
     questions = [g.question for g in load_golden(GOLDEN)]
     if args.limit:
         questions = questions[:args.limit]
@@ -127,7 +133,8 @@ def main() -> int:
     table = {"total": _quantiles(totals), **{s: _quantiles(v) for s, v in stages.items()}}
     cpu = {"total": _quantiles(cpu_totals), **{s: _quantiles(v) for s, v in cpu_stages.items()}}
     load = (load_before + os.getloadavg()[0]) / 2
-    print(f"ragd ask, profile {args.profile}, {len(questions)} questions "
+    memo = coll.PASSAGE_MEMO
+    print(f"ragd ask, profile {args.profile}, passage memo {memo}, {len(questions)} questions "
           f"({statuses['answered']} answered, {statuses['refused']} refused), "
           f"{os.cpu_count()} CPUs, load average {load:.1f}")
     print(f"{'stage':<18}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}"
@@ -138,6 +145,7 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"profile": args.profile, "questions": len(questions),
                                     "cpus": os.cpu_count(), "load_average": round(load, 2),
+                                    "passage_memo": memo,
                                     "statuses": statuses, "ms": table, "cpu_ms": cpu},
                                    indent=1) + "\n")
     return 0

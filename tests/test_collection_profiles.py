@@ -103,3 +103,56 @@ def test_a_query_vector_is_embedded_once_and_equals_a_fresh_one(tmp_path, toy):
         coll.embed_query(f"query {i}")
     assert len(coll._queries) == coll.QUERY_MEMO
     coll.close()
+
+
+class _CountingPassages(_Counting):
+    """Also counts the texts embedded as documents."""
+
+    def __init__(self, inner):
+        super().__init__(inner)
+        self.passages = 0
+
+    def embed_documents(self, texts):
+        self.passages += len(texts)
+        return self.inner.embed_documents(texts)
+
+
+def test_passage_vectors_are_remembered_and_change_no_answer(tmp_path, toy):
+    """The extractive path embeds its evidence's sentences; asked again, it embeds none,
+    and the answer is the same as with nothing remembered."""
+    from ragd import ingest
+    from ragd.answer import answer
+
+    doc = tmp_path / "doc.md"
+    doc.write_text("# Licenses\n\nA license is required to export encryption items. "
+                   "Red apples are not items. Logs are retained for 30 days.\n")
+    coll = open_collection(tmp_path / "s", "p", toy, create=True)
+    ingest([doc], coll)
+    counting = _CountingPassages(toy)
+    coll.embedder = counting
+    question = "Is a license required to export encryption items?"
+
+    def same(a):
+        data = a.to_dict()
+        data["trace"].pop("timings_ms")
+        return data
+
+    first = answer(question, coll)
+    embedded = counting.passages
+    assert first.status == "answered" and embedded > 0
+    again = answer(question, coll)
+    assert counting.passages == embedded and same(again) == same(first)
+    coll._passages.clear()
+    coll.PASSAGE_MEMO = 0          # nothing remembered: the same answer, embedded afresh
+    fresh = answer(question, coll)
+    assert counting.passages == 2 * embedded and same(fresh) == same(first)
+    del coll.PASSAGE_MEMO
+    vectors = coll.embed_passages(["red apple", "green banana", "red apple"])
+    assert vectors.shape == (3, toy.dims) and np.array_equal(vectors[0], vectors[2])
+    assert np.array_equal(vectors, toy.embed_documents(["red apple", "green banana",
+                                                        "red apple"]))
+    assert coll.embed_passages([]).shape == (0, toy.dims)
+    coll.PASSAGE_MEMO = 2
+    coll.embed_passages(["a", "b", "c"])
+    assert len(coll._passages) == 2
+    coll.close()

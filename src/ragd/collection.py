@@ -37,31 +37,25 @@ class Collection:
                                   compare=False)
     _queries_lock: threading.Lock = field(default_factory=threading.Lock, init=False,
                                           repr=False, compare=False)
+    _passages: OrderedDict = field(default_factory=OrderedDict, init=False, repr=False,
+                                   compare=False)
 
     QUERY_MEMO = 64
     """Query vectors remembered (the last ones embedded, by text and embedder); also the
     group ``retrieve_many`` embeds at once (larger groups pad less: texts of a length batch
     together)."""
+    PASSAGE_MEMO = 4096
+    """Passage vectors remembered (about 6 MB at 384 dimensions): the answer path embeds
+    the sentences of its evidence, and the same passages come back across questions."""
 
     def embed_query(self, text: str) -> np.ndarray:
         """The embedder's vector for a query (read-only), remembered for the last few
         queries: an answer embeds its question to retrieve and again to score sentences.
         An embedder gives the same vector for the same text, so remembering it changes
         nothing; another embedder set on the collection is asked afresh."""
-        key = (id(self.embedder), text)
-        with self._queries_lock:
-            hit = self._queries.get(key)
-            if hit is not None and hit[0] is self.embedder:
-                self._queries.move_to_end(key)
-                return hit[1]
         embedder = self.embedder
-        vector = np.array(embedder.embed_query(text), copy=True)
-        vector.flags.writeable = False
-        with self._queries_lock:
-            self._queries[key] = (embedder, vector)
-            while len(self._queries) > self.QUERY_MEMO:
-                self._queries.popitem(last=False)
-        return vector
+        return self._memo(self._queries, self.QUERY_MEMO, [text],
+                          lambda missing: [embedder.embed_query(t) for t in missing])[0]
 
     def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray]:
         """:meth:`embed_query` of each text, the ones not remembered embedded together.
@@ -70,27 +64,47 @@ class Collection:
         the ones ``embed_query`` gives, bit for bit), else one call per text. The last
         ``QUERY_MEMO`` of them are remembered, as ``embed_query`` would."""
         embedder = self.embedder
+        batch = getattr(embedder, "embed_queries", None)
+        return self._memo(self._queries, self.QUERY_MEMO, texts, lambda missing: (
+            batch(missing) if batch is not None else [embedder.embed_query(t) for t in missing]))
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """The embedder's document vectors of ``texts`` (one row each), the last
+        ``PASSAGE_MEMO`` remembered. An embedder's vector of a text must not depend on the
+        texts batched with it (the bundled model's does not:
+        tests/embedding/test_onnx.py holds it), so a remembered vector is the one a fresh
+        batch would give, bit for bit, and no answer changes."""
+        embedder = self.embedder
+        rows = self._memo(self._passages, self.PASSAGE_MEMO, texts,
+                          lambda missing: list(embedder.embed_documents(missing)))
+        if not rows:
+            return np.zeros((0, int(getattr(embedder, "dims", 0) or 0)), dtype=np.float32)
+        return np.vstack(rows)
+
+    def _memo(self, memo: OrderedDict, size: int, texts: Sequence[str],
+              embed: Any) -> list[np.ndarray]:
+        """``texts``' vectors from ``memo`` (by embedder and text), the missing ones from one
+        ``embed`` call, the last ``size`` kept (read-only arrays)."""
+        embedder = self.embedder
         out: dict[str, np.ndarray] = {}
         with self._queries_lock:
             for text in texts:
-                hit = self._queries.get((id(embedder), text))
+                hit = memo.get((id(embedder), text))
                 if hit is not None and hit[0] is embedder:
-                    self._queries.move_to_end((id(embedder), text))
+                    memo.move_to_end((id(embedder), text))
                     out[text] = hit[1]
         missing = list(dict.fromkeys(t for t in texts if t not in out))
-        batch = getattr(embedder, "embed_queries", None)
         if missing:
-            vectors = (batch(missing) if batch is not None
-                       else [embedder.embed_query(t) for t in missing])
+            vectors = embed(missing)
             with self._queries_lock:
                 for text, vector in zip(missing, vectors):
                     vector = np.array(vector, copy=True)
                     vector.flags.writeable = False
                     out[text] = vector
-                    self._queries[(id(embedder), text)] = (embedder, vector)
-                    self._queries.move_to_end((id(embedder), text))
-                while len(self._queries) > self.QUERY_MEMO:
-                    self._queries.popitem(last=False)
+                    memo[(id(embedder), text)] = (embedder, vector)
+                    memo.move_to_end((id(embedder), text))
+                while len(memo) > size:
+                    memo.popitem(last=False)
         return [out[t] for t in texts]
 
     @property

@@ -87,7 +87,7 @@ def _similarity(coll: Collection, question: str, model: str = "",
             scores = RERANKERS.get(model)(max_tokens).score(question, list(texts))
             return [1.0 / (1.0 + math.exp(-float(v) / 3.0)) for v in scores]
         q = coll.embed_query(question)
-        return [float(v) for v in coll.embedder.embed_documents(list(texts)) @ q]
+        return [float(v) for v in coll.embed_passages(list(texts)) @ q]
     return similarity
 
 
