@@ -106,6 +106,30 @@ def test_default_ef_search_grows_with_the_graph_size():
     assert efs == sorted(efs) and efs[1] > DEFAULT_EF_SEARCH  # grows past the base size
     assert efs[-1] == EF_MAX  # and is bounded
     assert all(isinstance(ef, int) for ef in efs)
+    # a denser graph needs a shorter list for the same recall (measured at 1M: M 32 at 560
+    # reaches what M 16 reaches at 799); a degree without its own growth takes M 16's
+    assert default_ef_search(1_000_000, 16) == 799
+    assert default_ef_search(1_000_000, 32) == 560
+    assert default_ef_search(1_000_000, 24) == default_ef_search(1_000_000, 16)
+    assert default_ef_search(EF_BASE_SIZE, 32) == DEFAULT_EF_SEARCH
+
+
+def test_an_old_m16_graph_keeps_its_own_default_list(tmp_path, monkeypatch):
+    """New graphs are built with M 32; a graph built with M 16 (format 1, or format 2 that
+    says so) is mapped as it is and searched with M 16's longer default list."""
+    from ragd.stores import ann_index
+
+    monkeypatch.setattr(ann_index, "EF_BASE_SIZE", 100)  # a 300-chunk graph is "large"
+    store, v = _graph_store(tmp_path)
+    assert store.stats("c")["vector_index"]["connectivity"] == 32
+    assert store._anns[1].ef_search == ann_index.default_ef_search(300, 32)
+    store.close()
+    graph, meta, _ = ann_paths(tmp_path / "ragd.sqlite", 1)
+    ann_index_old = ann_index.AnnIndex.build(
+        DIMS, graph, {}, 0, np.arange(1, 301, dtype=np.int64), v[:300],
+        ann_index.BuildParams(16, 64, "f16"))
+    assert ann_index_old.ef_search == ann_index.default_ef_search(300, 16)
+    assert ann_index.default_ef_search(300, 16) > ann_index.default_ef_search(300, 32)
 
 
 def _graph_store(tmp_path, n=300):
@@ -141,10 +165,15 @@ def test_the_meta_records_the_build_parameters(tmp_path):
     store.close()
 
 
-def test_a_format_1_graph_still_loads_as_built_by_the_old_parameters(tmp_path):
+def test_a_format_1_graph_still_loads_as_built_by_the_old_parameters(tmp_path, monkeypatch):
+    from ragd.stores import ann_index
     from ragd.stores.ann_index import FORMAT1_BUILD
 
-    store, v = _graph_store(tmp_path)
+    build = ann_index.AnnIndex.build.__func__
+    monkeypatch.setattr(ann_index.AnnIndex, "build", classmethod(
+        lambda cls, *args: build(cls, *args, params=FORMAT1_BUILD)))
+    store, v = _graph_store(tmp_path)  # an M 16 graph, as every format-1 graph was
+    monkeypatch.undo()
     expected = [h.key for h in store.vector_search("c", v[1], 10)]
     store.close()
     graph, meta, _ = ann_paths(tmp_path / "ragd.sqlite", 1)

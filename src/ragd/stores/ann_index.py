@@ -31,14 +31,15 @@ log = logging.getLogger("ragd.store")
 
 DEFAULT_THRESHOLD = 50_000
 """Chunks from which a collection's searches use (and, on first need, build) the graph."""
-CONNECTIVITY = 16          # graph degree (HNSW M)
+CONNECTIVITY = 32          # graph degree (HNSW M) of a new graph (16 until 2026-11-26)
 EXPANSION_ADD = 64         # candidate list while building (ef_construction)
 DTYPE = "f16"              # vectors in the graph: half the bytes; candidates are rescored
                            # exactly from the stored float32 embeddings
 DEFAULT_EF_SEARCH = 96     # candidate list per query (ef_search) up to EF_BASE_SIZE chunks
 EF_BASE_SIZE = 100_000     # ... beyond which the default grows with the graph's size:
-EF_GROWTH = 0.92           # ef = DEFAULT_EF_SEARCH * (size / EF_BASE_SIZE) ** EF_GROWTH
-                           # (96 at 100k, 799 at 1M: see default_ef_search)
+EF_GROWTH = {16: 0.92, 32: 0.7657}
+"""Per graph degree: ef = DEFAULT_EF_SEARCH * (size / EF_BASE_SIZE) ** EF_GROWTH[M] (M 16:
+799 at 1M; M 32: 560 at 1M; see default_ef_search). A degree not listed takes M 16's."""
 EF_MAX = 2048              # ... up to this
 FORMAT = 2                 # meta: 1 had no "build" (its graphs: M 16, ef_construction 64, f16)
 
@@ -57,17 +58,21 @@ FORMAT1_BUILD = BuildParams(16, 64, "f16")
 """The parameters every format-1 graph was built with (its meta did not say)."""
 
 
-def default_ef_search(size: int) -> int:
-    """The candidate list a query gets by default on a graph of ``size`` vectors.
+def default_ef_search(size: int, connectivity: int = CONNECTIVITY) -> int:
+    """The candidate list a query gets by default on a graph of ``size`` vectors built with
+    degree ``connectivity``.
 
     HNSW's recall at a fixed ef_search falls as the graph grows (measured on SciFact-derived
-    vectors, docs/benchmarks.md: recall@10 0.978 at 100k but 0.830 at 1M with ef_search 96;
-    0.95 at 1M takes 640-800), so past :data:`EF_BASE_SIZE` the default grows as a power
-    of the size, the exponent fitted to those two sizes; below it stays
-    :data:`DEFAULT_EF_SEARCH`. Never more than :data:`EF_MAX`."""
+    vectors, docs/benchmarks.md: with M 16, recall@10 0.978 at 100k but 0.830 at 1M with
+    ef_search 96, 0.95 at 1M taking 640-800; with M 32, 0.984 at 100k, and at 1M 0.950 /
+    0.954 / 0.956 with ef_search 400 / 500 / 560), so past :data:`EF_BASE_SIZE` the default
+    grows as a power of the size, the exponent fitted per degree to the list reaching 0.95
+    with a margin at 1M; below it stays :data:`DEFAULT_EF_SEARCH`. Never more than
+    :data:`EF_MAX`."""
     if size <= EF_BASE_SIZE:
         return DEFAULT_EF_SEARCH
-    grown = DEFAULT_EF_SEARCH * math.pow(size / EF_BASE_SIZE, EF_GROWTH)
+    growth = EF_GROWTH.get(connectivity, EF_GROWTH[16])
+    grown = DEFAULT_EF_SEARCH * math.pow(size / EF_BASE_SIZE, growth)
     return min(EF_MAX, int(math.ceil(grown)))
 
 
@@ -122,7 +127,7 @@ class AnnIndex:
     @property
     def ef_search(self) -> int:
         """The default candidate list of a query on this graph (:func:`default_ef_search`)."""
-        return default_ef_search(self.size)
+        return default_ef_search(self.size, self.params.connectivity)
 
     @classmethod
     def build(cls, dims: int, path: Path, ident: dict[str, Any], version: int,
