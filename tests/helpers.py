@@ -11,7 +11,7 @@ import pytest
 import numpy as np
 
 from ragd.analysis import pack_terms, query_analyze, term_hash
-from ragd.stores.lexical_index import LexicalIndex
+from ragd.stores.lexical_index import LexicalDelta, LexicalIndex
 from ragd.types import Chunk
 
 REPO = Path(__file__).resolve().parents[1]
@@ -149,3 +149,16 @@ def random_queries(rng, words, n):
     return [[term_hash(t) for t in query_analyze(list(rng.choice(words, int(rng.integers(1, 13)),
                                                                   p=p)))]
             for _ in range(n)]
+
+
+def synced_with_delta(rng, words: list[str]) -> LexicalIndex:
+    """An index of 2,000 texts moved on by one write: 250 rows removed, 300 added (so its
+    view has a delta segment and dead rows)."""
+    index = load_terms(zipf_texts(rng, words, 2000))
+    more = zipf_texts(rng, words, 300)
+    removed = rng.choice(np.arange(1, 2001), 250, replace=False)
+    index.record(LexicalDelta(1, removed, np.arange(3001, 3301),
+                              [(f"n{i:04d}", 0) for i in range(300)],
+                              [pack_terms(t) for t in more]))
+    assert index.sync(1)
+    return index

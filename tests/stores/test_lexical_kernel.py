@@ -11,11 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragd.analysis import pack_terms, query_analyze, term_hash
+from ragd.analysis import query_analyze, term_hash
 from ragd.stores import lexical_file, lexical_kernel
-from ragd.stores.lexical_index import LexicalDelta
 
-from helpers import load_terms, random_queries, vocabulary, zipf_texts
+from helpers import load_terms, random_queries, synced_with_delta, vocabulary, zipf_texts
 
 RULEBOOK = Path(__file__).resolve().parent.parent / "fixtures" / "rulebook"
 
@@ -62,21 +61,14 @@ def test_compiled_equals_numpy_on_a_seeded_random_corpus(compiled):
 def test_compiled_equals_numpy_with_deletes_deltas_and_filters(compiled):
     rng = np.random.default_rng(12)
     words = vocabulary(200)
-    index = load_terms(zipf_texts(rng, words, 2000))
-    more = zipf_texts(rng, words, 300)
-    removed = rng.choice(np.arange(1, 2001), 250, replace=False)
-    index.record(LexicalDelta(1, removed, np.arange(3001, 3301),
-                              [(f"n{i:04d}", 0) for i in range(300)],
-                              [pack_terms(t) for t in more]))
-    assert index.sync(1)
-    view = index.view()
+    view = synced_with_delta(rng, words).view()
     assert len(view.delta.terms) and not view.alive.all()
     queries = random_queries(rng, words, 80)
     assert assert_same(view, queries, (3, 20, 200)) > 100
     allowed = rng.choice(view.rowids, 900, replace=False)
     assert assert_same(view, queries, (3, 20, 200), allowed=allowed) > 100
     # a filter that leaves nothing, and one row
-    assert assert_same(view, queries[:10], (5,), 
+    assert assert_same(view, queries[:10], (5,),
                        allowed=np.zeros(0, dtype=np.int64)) == 0
     assert_same(view, queries[:10], (5,), allowed=view.rowids[-1:])
     # a limit beyond the rows: everything that scores, and no allocation of its size

@@ -10,11 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragd.analysis import pack_terms, query_analyze, term_hash
+from ragd.analysis import query_analyze, term_hash
 from ragd.stores import lexical_index
-from ragd.stores.lexical_index import LexicalDelta
 
-from helpers import load_terms as load, random_queries, vocabulary, zipf_texts
+from helpers import load_terms as load, random_queries, synced_with_delta, vocabulary, zipf_texts
 
 RULEBOOK = Path(__file__).resolve().parent.parent / "fixtures" / "rulebook"
 
@@ -64,14 +63,7 @@ def test_pruning_skips_postings(monkeypatch):
 def test_pruned_equals_exhaustive_with_deletes_deltas_and_filters():
     rng = np.random.default_rng(11)
     words = vocabulary(200)
-    index = load(zipf_texts(rng, words, 2000))
-    more = zipf_texts(rng, words, 300)
-    removed = rng.choice(np.arange(1, 2001), 250, replace=False)
-    index.record(LexicalDelta(1, removed, np.arange(3001, 3301),
-                              [(f"n{i:04d}", 0) for i in range(300)],
-                              [pack_terms(t) for t in more]))
-    assert index.sync(1)
-    view = index.view()
+    view = synced_with_delta(rng, words).view()
     assert len(view.delta.terms) and not view.alive.all()
     allowed = rng.choice(view.rowids, 900, replace=False)
     for terms in random_queries(rng, words, 80):

@@ -149,9 +149,9 @@ def top_candidates(k: Kernel, segments: list[Segment], weight: np.ndarray, norm:
     ``limit``-th score, and the scores the numpy path's bincount gives them, to the bit."""
     (ra, fa, la, ha), (rb, fb, lb, hb) = (segments + [_EMPTY])[:2]
     return k["top"](ra, fa, la, ha, rb, fb, lb, hb, weight, norm,
-                           _NO_MASK if alive is None else alive, alive is not None,
-                           _NO_MASK if mask is None else mask, mask is not None,
-                           _scratch(n_rows), min(limit, n_rows))
+                    _NO_MASK if alive is None else alive, alive is not None,
+                    _NO_MASK if mask is None else mask, mask is not None,
+                    _scratch(n_rows), min(limit, n_rows))
 
 
 def _scratch(n_rows: int) -> np.ndarray:
