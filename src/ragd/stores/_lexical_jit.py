@@ -160,11 +160,32 @@ def select_dense(scores, mask, use_mask, limit):
 
 
 @njit(cache=True, nogil=True)
-def live_counts(rows, lo, hi, alive, out):
-    """Per term, how many of its postings ``lo[t]:hi[t]`` are live rows."""
-    for t in range(lo.shape[0]):
-        c = 0
-        for p in range(lo[t], hi[t]):
-            if alive[rows[p]]:
-                c += 1
-        out[t] += c
+def spans(terms, indptr, rows, hashes, alive, use_alive, df):
+    """Per query term hash, the start and end of its postings in one segment (equal when
+    the segment lacks it: sorted ``terms`` searched as ``np.searchsorted`` does), its
+    postings (on live rows, with ``use_alive``) added to ``df``."""
+    n = terms.shape[0]
+    lo = np.zeros(hashes.shape[0], dtype=np.int64)
+    hi = np.zeros(hashes.shape[0], dtype=np.int64)
+    for t in range(hashes.shape[0]):
+        h = hashes[t]
+        a = 0
+        b = n
+        while a < b:
+            m = (a + b) >> 1
+            if terms[m] < h:
+                a = m + 1
+            else:
+                b = m
+        if a < n and terms[a] == h:
+            lo[t] = indptr[a]
+            hi[t] = indptr[a + 1]
+            if use_alive:
+                c = 0
+                for p in range(lo[t], hi[t]):
+                    if alive[rows[p]]:
+                        c += 1
+                df[t] += c
+            else:
+                df[t] += hi[t] - lo[t]
+    return lo, hi

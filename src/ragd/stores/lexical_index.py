@@ -227,20 +227,11 @@ class LexicalView:
         the same df array through the same numpy expression for the term weights, then
         the postings added in the same order."""
         hashes = np.fromiter(dict.fromkeys(terms), dtype=np.int64)
-        segments = [(seg, *seg.span_arrays(hashes)) for seg in (self.main, self.delta)
-                    if len(seg.terms)]
-        if not segments:
+        parts, lens = lexical_kernel.query_spans(
+            fast, [(seg.terms, seg.indptr, seg.rows, seg.tf) for seg in (self.main, self.delta)
+                   if len(seg.terms)], hashes, None if all_alive else self.alive)
+        if not lens.any():
             return []
-        held = np.zeros(len(hashes), dtype=bool)
-        for _, lo, hi in segments:
-            held |= hi > lo
-        if not held.any():
-            return []
-        parts = [(seg.rows, seg.tf, lo[held], hi[held]) for seg, lo, hi in segments]
-        if all_alive:
-            lens = sum(hi - lo for _, _, lo, hi in parts)
-        else:
-            lens = lexical_kernel.live_df(fast, parts, int(held.sum()), self.alive)
         df = lens.astype(np.float64)
         idf = np.log(1.0 + (n_live - df + 0.5) / (df + 0.5))
         weight = idf * (k1 + 1.0)

@@ -64,15 +64,21 @@ def _load() -> Kernel | None:
     try:
         from . import _lexical_jit as jit
 
-        for rows, tf in (_read_only(np.zeros(1, np.int32), np.ones(1, np.uint16)),
-                         (np.zeros(1, np.int64), np.ones(1, np.float64))):
+        for ro in (True, False):
+            rows, tf, terms, indptr = ((np.zeros(1, np.int32), np.ones(1, np.uint16),
+                                        np.zeros(1, np.int64), np.array([0, 1], np.int64))
+                                       if ro else (np.zeros(1, np.int64), np.ones(1, np.float64),
+                                                   np.zeros(1, np.int64), np.array([0, 1])))
+            if ro:
+                _read_only(rows, tf, terms, indptr)
             span = np.zeros(1, np.int64), np.ones(1, np.int64)
             jit.top(rows, tf, *span, *_EMPTY, np.ones(1), np.ones(1), _NO_MASK, False,
                     _NO_MASK, False, np.zeros(1), 1)
-            jit.live_counts(rows, *span, np.ones(1, np.bool_), np.zeros(1, np.int64))
+            jit.spans(terms, indptr, rows, np.zeros(1, np.int64), np.ones(1, np.bool_), True,
+                      np.zeros(1, np.int64))
     except Exception:  # noqa: BLE001 - whatever fails to import or compile: numpy serves
         return None
-    return {"top": jit.top, "live_counts": jit.live_counts}
+    return {"top": jit.top, "spans": jit.spans}
 
 
 def _read_only(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -133,13 +139,20 @@ Segment = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 """A segment's postings (rows, tf) and the query terms' spans in it (lo, hi)."""
 
 
-def live_df(k: Kernel, segments: list[Segment], n_terms: int, alive: np.ndarray
-            ) -> np.ndarray:
-    """Per query term, its postings on live rows over all segments."""
-    out = np.zeros(n_terms, dtype=np.int64)
-    for rows, _, lo, hi in segments:
-        k["live_counts"](rows, lo, hi, alive, out)
-    return out
+def query_spans(k: Kernel, segments: list[tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                np.ndarray]],
+                hashes: np.ndarray, alive: np.ndarray | None
+                ) -> tuple[list[Segment], np.ndarray]:
+    """Each segment's postings (rows, tf) with the query terms' spans in it, and each
+    term's document frequency over all segments (live rows only when ``alive``): one
+    compiled binary search per segment instead of some ten numpy calls."""
+    df = np.zeros(len(hashes), dtype=np.int64)
+    out = []
+    for terms, indptr, rows, tf in segments:
+        lo, hi = k["spans"](terms, indptr, rows, hashes, _NO_MASK if alive is None else alive,
+                            alive is not None, df)
+        out.append((rows, tf, lo, hi))
+    return out, df
 
 
 def top_candidates(k: Kernel, segments: list[Segment], weight: np.ndarray, norm: np.ndarray,
