@@ -19,6 +19,9 @@ written here.
   acronym for a long form the query spells out ("continuous manufacturing (CM)"), the
   query with the acronym appended is searched as well (the passages that go on to say
   "CM" hold none of the long form's words), and ``Gathered.short_forms`` tells the answer.
+* **Focus** (``retrieval.focus_words``; :mod:`.focus`): a question that long is read by the
+  reranker (and, through ``Gathered.asked``, the evidence checks and the reader) as its ask
+  alone; search reads all of it.
 * **Scope** (``scope.values``: name → values of ``scope.field``): retrieval filtered to
   chunks whose field holds one of the scope's values (one search per value, merged);
   an empty list is no filter.
@@ -52,6 +55,7 @@ from .rerank import rerank
 from .retrieve import retrieve
 from .threshold import relevance as relevance_of
 from .acronyms import annotate, short_forms as find_short_forms
+from .focus import focus
 from .variants import learn
 
 SHORT_FORM_TEXTS = 20     # best retrieved texts read for acronyms of the query's long forms
@@ -215,7 +219,8 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
             passing = sorted(passing + extra, key=lambda c: c.rank)
             fallback_used, threshold = True, fb_min
     depth = int(settings.get("rerank_depth", 20)) if settings.get("rerank") else k
-    asked = annotate(learned.corrected, short)    # corrected, naming its acronyms
+    # corrected, naming its acronyms; a long question's ask alone (``focus_words``)
+    asked = annotate(focus(learned.corrected, int(settings.get("focus_words", 0))), short)
     if prefer is not None and len(passing) > depth:
         passing = promote(passing, depth, lambda c: prefer(asked, c), prefer_limit)
     if settings.get("rerank") and passing:   # the best of the passing, re-scored first

@@ -1,0 +1,75 @@
+"""The ask of a long question: what the models that read question and passage together
+should read when the question comes wrapped in its story.
+
+A user with a real problem writes it out: "I work in a small QC lab where our HPLC data
+system only has one login ...; can you explain why regulators object to shared logins on
+GMP computerised systems and what they expect instead, since management thinks ...?" The
+bundled cross-encoder was trained on short search queries: read with the whole of such a
+question it scores every passage far below its floor (around -9 here), the right ones
+included, and the answer is refused; read with the ask alone it ranks the passages on
+shared logins first, above the floor. Search itself is not the problem (the passages on
+shared logins are at the top of the fused candidates either way), so only what reads the
+question word by word against a passage gets the focus: the reranker, the evidence
+checks and the extractive reader. Short questions are left as they are.
+
+:func:`focus` is pure. The question is cut into pieces at sentence ends, semicolons and
+commas; a piece *asks* when it opens (after "so", "and", "but" ...) with a question word,
+an auxiliary verb ("can you explain ...", "does FDA ...") or a request ("explain",
+"describe", "tell me"), and holds at least two content words besides (a closing "can you
+clarify?" names nothing). The asking pieces, in order, are the focus; without one, the
+pieces carrying an embedded question ("unsure whether that is allowed under ..."); without
+those, the whole question.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text import STOPWORDS, words
+
+_LEADS = {"so", "and", "but", "or", "then", "also", "well", "ok", "okay", "now", "basically",
+          "anyway", "please", "just", "quick", "question", "q"}
+_OPENERS = {"what", "which", "who", "whom", "whose", "when", "where", "why", "how",
+            "is", "are", "was", "were", "do", "does", "did", "can", "could", "should",
+            "must", "may", "might", "will", "would", "shall", "has", "have", "had",
+            "explain", "describe", "tell", "clarify", "list", "define", "summarise",
+            "summarize", "outline", "identify", "confirm", "advise", "help"}
+_EMBEDDED = {"whether", "what", "which", "how", "why", "when", "where", "who", "if"}
+# words of the ask itself, which name nothing the passages could hold
+_ASK_WORDS = _OPENERS | {"you", "me", "us", "i", "we", "it", "this", "that", "please",
+                         "exactly", "actually", "really", "know", "understand", "need",
+                         "want", "like", "let", "give", "provide", "there", "any"}
+# a sentence ends at "?" or "!", or at "." after a lower-case word ("U.S. content" does not)
+_PIECES = re.compile(r"(?<=[?!])\s+|(?<=[a-z0-9)][.:])\s+(?=[A-Z])|;\s*|,\s+")
+
+
+def _content(piece: list[str]) -> int:
+    return sum(1 for w in piece if w not in STOPWORDS and w not in _ASK_WORDS)
+
+
+def _stripped(piece: list[str]) -> list[str]:
+    i = 0
+    while i < len(piece) - 1 and piece[i] in _LEADS:
+        i += 1
+    return piece[i:]
+
+
+def focus(question: str, min_words: int) -> str:
+    """The asking part of ``question`` when it has ``min_words`` words or more (0: never);
+    otherwise, or when no piece can be told to ask, the question itself."""
+    if min_words <= 0 or len(question.split()) < min_words:
+        return question
+    pieces = [p.strip() for p in _PIECES.split(question) if p and p.strip()]
+    tokens = [_stripped([w.lower() for w in words(p)]) for p in pieces]
+    asking = [p for p, t in zip(pieces, tokens)
+              if t and t[0] in _OPENERS and _content(t[1:]) >= 2]
+    if not asking:
+        asking = [p for p, t in zip(pieces, tokens)
+                  if any(w in _EMBEDDED for w in t[1:]) and _content(t) >= 2]
+    if not asking or len(asking) == len(pieces):
+        return question
+    text = " ".join(p.rstrip(" ,;") for p in asking)
+    return text if text.endswith("?") else text.rstrip(".!") + "?"
+
+
+__all__ = ["focus"]

@@ -1,0 +1,99 @@
+"""The ask of a long question (``[retrieval] focus_words``): what the reranker, the evidence
+checks and the reader read when a question comes wrapped in its story."""
+
+from __future__ import annotations
+
+import importlib
+import random
+import re
+
+import pytest
+
+from ragd import Document
+from ragd.ingest.pipeline import ingest_documents
+from ragd.retrieval.rerank import RERANKERS
+from ragd.retrieval.focus import focus
+from ragd.retrieval.gather import gather
+
+STORY = ("I work in a small QC lab where our HPLC data system only has one login that all "
+         "analysts use because extra licences are expensive, and auditors keep flagging it; "
+         "can you explain why regulators object to shared logins on GMP computerised systems "
+         "and what they expect instead, since management thinks it is fine as long as the "
+         "logbook is filled in?")
+
+
+def test_a_long_question_is_read_as_its_ask():
+    assert focus(STORY, 30) == ("can you explain why regulators object to shared logins on "
+                                "GMP computerised systems and what they expect instead?")
+    chatty = ("So we are designing a new aseptic filling line and there is a debate in the "
+              "project team about the air around the open vials, I remember something about "
+              "Class 100 from the FDA guidance but not the numbers, what does FDA actually "
+              "expect for the critical area?")
+    assert focus(chatty, 30) == "what does FDA actually expect for the critical area?"
+
+
+def test_an_ask_that_names_nothing_gives_way_to_the_embedded_question():
+    q = ("We outsource some of our testing to a contract lab and they want to pass part of "
+         "the work on to another lab they partner with because they lack capacity, our QA "
+         "head is unsure whether subcontracting is allowed under EU GMP Chapter 7, "
+         "can you clarify?")
+    assert focus(q, 30) == ("our QA head is unsure whether subcontracting is allowed under "
+                            "EU GMP Chapter 7?")
+
+
+def test_short_questions_and_questions_without_an_ask_are_left_whole():
+    assert focus("What is an electronic signature under 21 CFR Part 11?", 30) == \
+        "What is an electronic signature under 21 CFR Part 11?"
+    assert focus(STORY, 0) == STORY                     # 0: never
+    assert focus(STORY, 200) == STORY                   # shorter than the setting
+    story_only = ("Our site scans paper batch records into PDFs and then shreds the originals "
+                  "to save space and the inspector was not happy about it at all during the "
+                  "last visit to the plant in the spring of this year")
+    assert focus(story_only, 30) == story_only
+    # an abbreviation's full stop ends no sentence: "U.S. content" stays in its piece
+    us = ("For a reexport to China of a foreign-made product incorporating controlled U.S. "
+          "content from several suppliers with different classifications and values, how do "
+          "I calculate the percentage of controlled U.S. content?")
+    assert "controlled U.S. content?" in focus(us, 30)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_the_focus_is_the_questions_own_words_in_order(seed):
+    """Whatever the question, the focus only drops words: its words are the question's, in
+    the question's order (a property over shuffled pieces of real questions)."""
+    rng = random.Random(seed)
+    pieces = ["we ship valves to a distributor", "can you explain the licence rules",
+              "and the auditors keep asking", "what does the regulation expect instead",
+              "since the manager disagrees", "so how long must records be kept",
+              "I remember something about Class 100", "the lab is small"]
+    rng.shuffle(pieces)
+    q = ", ".join(pieces[:rng.randint(3, 8)]) + rng.choice(["?", ".", ""])
+    out = focus(q, 10)
+    said = re.findall(r"\w+", q)
+    it = iter(said)
+    assert all(w in it for w in re.findall(r"\w+", out))    # a subsequence of the question
+
+
+def test_the_reranker_reads_the_ask_of_a_long_question(toy_collection, monkeypatch):
+    ingest_documents([Document("a", "Shared login accounts make entries non-attributable; "
+                               "each user needs a unique login."),
+                      Document("b", "Logbooks record equipment use in the laboratory.")],
+                     toy_collection)
+    read: list[str] = []
+
+    class Reader:
+        def score(self, query, passages):
+            read.append(query)
+            return [float(len(p)) for p in passages]
+
+    monkeypatch.setitem(RERANKERS._items, "recording", lambda tokens=256: Reader())
+    monkeypatch.setattr(importlib.import_module("ragd.retrieval.rerank"), "_MEMO", {})   # scores of an earlier store's run
+    settings = {"k": 2, "rerank": "recording", "focus_words": 30}
+    got = gather(STORY, toy_collection, settings, toy_collection.profile.plan(k=10))
+    assert got.pool, "nothing retrieved"
+    assert read == [focus(STORY, 30)] and got.asked == focus(STORY, 30)
+    assert got.variants[0] == STORY                      # search still reads it all
+    read.clear()
+    gather(STORY, toy_collection, {**settings, "focus_words": 0},
+           toy_collection.profile.plan(k=10))
+    assert read == [STORY]
