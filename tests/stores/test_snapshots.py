@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ragd.stores import DocumentRecord, open_store
-from ragd.types import Chunk
+from ragd.types import Chunk, Filters
 
 VECTORS = {"apple": np.array([1, 0, 0], np.float32), "banana": np.array([0, 1, 0], np.float32)}
 
@@ -141,3 +141,32 @@ def test_a_parallel_snapshot_gives_a_second_reader_the_same_state(pg_location):
                                 "'idle in transaction'").fetchone()[0] == 1
     assert len(store.lexical_search("c", ["banana"], 10)) == 3
     store.close()
+
+
+@pytest.mark.parametrize("via", ["same", "other"])
+def test_an_unfiltered_lexical_search_skips_the_snapshot_only_at_the_committed_version(
+        two, via, monkeypatch):
+    """The SQLite store answers an unfiltered BM25 search from the view in memory when its
+    version is the committed one (one statement, no snapshot); a write by this store or
+    another makes it take the snapshot's way again, and the hits are the current ones."""
+    reader, writer = two
+    if not hasattr(reader, "_current_lexical"):
+        pytest.skip("the quick path is the SQLite store's")
+    assert [h.doc_id for h in reader.lexical_search("c", ["apple"], 5)] == ["doc"] * 3
+    opened = []
+    real = type(reader).snapshot
+
+    def counted(self, *args, **kwargs):
+        opened.append(args)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(reader), "snapshot", counted)
+    assert len(reader.lexical_search("c", ["apple"], 5)) == 3 and opened == []
+    put(reader if via == "same" else writer, "new", "banana")
+    assert [h.doc_id for h in reader.lexical_search("c", ["banana"], 5)] == ["new"] * 3
+    assert len(opened) == 1                       # the write: synced through a snapshot
+    assert [h.doc_id for h in reader.lexical_search("c", ["banana"], 5)] == ["new"] * 3
+    assert len(opened) == 1                       # and quick again at the new version
+    # filters need the snapshot's SQL: never the quick path
+    assert reader.lexical_search("c", ["banana"], 5, Filters(tags_any=("none",))) == []
+    assert len(opened) == 2

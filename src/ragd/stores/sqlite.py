@@ -27,7 +27,9 @@ import sqlite3
 import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Iterator, Mapping, Sequence
 from urllib.parse import quote
 
@@ -41,13 +43,19 @@ from .base import CollectionInfo, DocumentRecord, Hit, Key, ReadOnlyStoreError, 
 from .lexical_file import segment_path
 from .lexical_index import LexicalIndex, LexicalView
 from .sqlite_ann import SQLiteVectorIndex
-from .sqlite_read import NO_FILTERS, SQLiteSnapshot, lexical_view, vector_view
+from .sqlite_read import NO_FILTERS, SQLiteSnapshot, lexical_hits, lexical_view, vector_view
 from .sqlite_sql import CHUNK_COLUMNS, check_schema, chunk_from_row, migrate
 from .sqlite_write import SQLiteWrites
 from .vector_cache import VectorCache, VectorView
 
 log = logging.getLogger("ragd.store")
 _IDLE_READERS = 8  # read connections kept open between snapshots
+
+
+@lru_cache(maxsize=64)
+def _config(text: str) -> Mapping[str, Any]:
+    """A collection's config as stored (JSON), parsed once, read-only."""
+    return MappingProxyType(json.loads(text))
 
 
 def _read_only_reason(path: Path) -> str:
@@ -367,8 +375,32 @@ class SQLiteStore(SQLiteWrites, SQLiteVectorIndex):
 
     def lexical_search(self, collection: str, terms: Sequence[str], limit: int,
                        filters: Filters = NO_FILTERS) -> list[Hit]:
+        if not filters:
+            current = self._current_lexical(collection)
+            if current is not None:
+                return lexical_hits(current[0], terms, limit, None, current[1])
         with self.snapshot(collection) as snap:
             return snap.lexical_search(terms, limit, filters)
+
+    def _current_lexical(self, collection: str) -> tuple[LexicalView, Mapping[str, Any]] | None:
+        """The collection's BM25 view and settings when the index in memory is at the
+        committed data version, read with one statement and no transaction: a version's
+        view never changes, so an unfiltered search needs nothing else read with it (and
+        skips the snapshot's BEGIN / COMMIT). None: take the snapshot's way."""
+        conn = self._reader()
+        try:
+            row = conn.execute("SELECT id, config, data_version FROM collections WHERE name = ?",
+                               (collection,)).fetchone()
+        except sqlite3.Error:
+            conn.close()
+            return None
+        self._release(conn)
+        if row is None:
+            return None
+        with self._cache_lock:
+            index = self._lexical.get(int(row[0]))
+            view = index.view_at(int(row[2])) if index is not None else None
+        return None if view is None else (view, _config(row[1]))
 
     def refresh_lexical(self, collection: str) -> None:
         with self.snapshot(collection) as snap:

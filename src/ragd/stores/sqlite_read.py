@@ -16,7 +16,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -105,15 +105,12 @@ class SQLiteSnapshot:
 
     def lexical_search(self, terms: Sequence[str], limit: int,
                        filters: Filters = NO_FILTERS) -> list[Hit]:
-        hashes = [term_hash(t) for t in query_analyze(terms)]
-        if not hashes or limit <= 0:
+        if limit <= 0 or not terms:
             return []
-        k1 = float(self.info.config.get("bm25_k1", DEFAULT_K1))
-        b = float(self.info.config.get("bm25_b", DEFAULT_B))
         view = self.lexical_view()
         with self._lock:
             allowed = self._allowed(filters)
-        return [Hit(k[0], k[1], s) for k, s in view.top(hashes, limit, allowed, k1, b)]
+        return lexical_hits(view, terms, limit, allowed, self.info.config)
 
     def find_sections(self, section_ids: Sequence[str], limit: int,
                       filters: Filters = NO_FILTERS) -> list[Key]:
@@ -186,6 +183,18 @@ def vector_view(cache: VectorCache, cid: int, dims: int, version: int, rows: Any
         cache.load(version, rowids, keys, matrix)
         return cache.view()
     return VectorView(rowids, keys, matrix, version)  # older than the cache: private
+
+
+def lexical_hits(view: LexicalView, terms: Sequence[str], limit: int,
+                 allowed: np.ndarray | None, config: Mapping[str, Any]) -> list[Hit]:
+    """The best ``limit`` rows of ``view`` by BM25 for query words ``terms`` (analysed as at
+    ingest), with the collection's ``bm25_k1`` / ``bm25_b``, as hits."""
+    hashes = [term_hash(t) for t in query_analyze(terms)]
+    if not hashes or limit <= 0:
+        return []
+    k1 = float(config.get("bm25_k1", DEFAULT_K1))
+    b = float(config.get("bm25_b", DEFAULT_B))
+    return [Hit(k[0], k[1], s) for k, s in view.top(hashes, limit, allowed, k1, b)]
 
 
 def lexical_view(index: LexicalIndex, cid: int, version: int, rows: Any,
