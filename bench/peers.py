@@ -186,6 +186,35 @@ def run_passes(engines: Sequence[Engine], n: int, passes: int, k: int = K) -> No
         console.print(f"  pass {p + 1}/{passes} done (load average {load_average()})")
 
 
+PAIRED = ("ragd store.lexical_search", "bm25s (numba backend)")
+
+
+def paired_pass(engines: Sequence[Engine], n: int, passes: int, k: int = K) -> dict[str, Any]:
+    """ragd's store call and bm25s-numba timed query by query, alternating which goes first
+    (A B, then B A), so both see the same moments of a machine whose speed drifts: the
+    median of the per-query ratios is the side-by-side figure the passes above (each engine
+    timing a block of queries) can only approximate."""
+    by_name = {e.name: e for e in engines}
+    pair = [by_name.get(name) for name in PAIRED]
+    if any(e is None or not e.ok for e in pair):
+        return {}
+    times: dict[str, list[float]] = {name: [] for name in PAIRED}
+    gc.collect()
+    for p in range(passes):
+        for i in range(n):
+            order = pair if (i + p) % 2 == 0 else pair[::-1]
+            for engine in order:
+                t = time.perf_counter()
+                engine.search(i, k)
+                times[engine.name].append(time.perf_counter() - t)
+    a, b = (np.array(times[name]) for name in PAIRED)
+    return {"engines": list(PAIRED), "queries": n, "passes": passes,
+            "p50_ms": {name: round(percentile(list(v), 50) * 1e3, 3)
+                       for name, v in zip(PAIRED, (a, b))},
+            "median_ratio": round(float(np.median(a / b)), 3),
+            "ragd_faster_share": round(float(np.mean(a < b)), 3)}
+
+
 def timing(engine: Engine) -> dict[str, Any]:
     if not engine.passes:
         return {}
@@ -463,6 +492,7 @@ def bench_lexical(sf: dict[str, Any], workdir: Path, passes: int, batch_repeats:
         for engine in engines:
             warm_and_collect(engine, n, QUALITY_DEPTH)
         run_passes(engines, n, passes)
+        paired = paired_pass(engines, n, passes)
         batches: dict[str, Any] = {}
         for engine in engines:
             batch = engine.build.pop("_batch", None)
@@ -492,6 +522,7 @@ def bench_lexical(sf: dict[str, Any], workdir: Path, passes: int, batch_repeats:
         close_all(engines)
         out[unit] = {"units": len(texts), "documents": len(docs), "queries": n, "k": K,
                      "quality_depth": QUALITY_DEPTH, "engines": rows, "batch": batches,
+                     "paired": paired,
                      "load_average": {"start": started, "end": load_average()}}
         print_lexical(unit, out[unit])
     return out
@@ -519,6 +550,13 @@ def print_lexical(unit: str, r: dict[str, Any]) -> None:
         table.add_row(name, _fmt(bt.get("qps"), 0) if "qps" in bt else bt.get("error"),
                       _fmt(bt["qps"] / base if base and "qps" in bt else None), *[""] * 7)
     console.print(table)
+    pr = r.get("paired") or {}
+    if pr:
+        p50 = pr["p50_ms"]
+        console.print(f"paired, query by query ({pr['passes']} × {pr['queries']}): ragd store "
+                      f"p50 {p50[PAIRED[0]]:.3f} ms, bm25s-numba p50 {p50[PAIRED[1]]:.3f} ms; "
+                      f"median per-query time ratio ragd / bm25s {pr['median_ratio']:.3f}, "
+                      f"ragd faster on {pr['ragd_faster_share']:.0%} of the queries")
 
 
 # -- vector --------------------------------------------------------------------------------------
