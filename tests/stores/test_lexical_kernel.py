@@ -140,3 +140,27 @@ def test_auto_mode_loads_in_the_background_once_it_pays(monkeypatch):
     assert lexical_kernel.kernel(lexical_kernel.AUTO_POSTINGS) is None  # starts the load
     assert lexical_kernel.wait_loaded(120) is not None
     assert lexical_kernel.kernel(1000) is not None
+
+
+def test_ties_at_the_kth_score_beyond_the_collect_buffer_are_all_kept(compiled):
+    """The dense read-back collects the rows reaching the k-th score into a buffer of
+    2·limit + 16 that grows: 900 rows tied at the best score (same words, same length) all
+    come back for a limit of 60, and the cut by key equals numpy's."""
+    texts = ["alpha beta"] * 900 + ["alpha alpha beta gamma"] * 50 + ["delta"] * 100
+    view = load_terms(texts).view()
+    query = [term_hash(t) for t in query_analyze(["alpha", "beta"])]
+    for limit in (1, 10, 60, 100, 950):
+        assert view.top(query, limit, compiled=True) == view.top(query, limit, compiled=False)
+    rows, scores = lexical_kernel.top_candidates(
+        compiled, *_segments(view, query), len(view.keys), None, None, 60)
+    assert sorted(rows.tolist()) == list(range(900)) and len(set(scores.tolist())) == 1
+
+
+def _segments(view, query):
+    hashes = np.fromiter(dict.fromkeys(query), dtype=np.int64)
+    parts, df = lexical_kernel.query_spans(
+        lexical_kernel.load(), [(view.main.terms, view.main.indptr, view.main.rows,
+                                 view.main.tf)], hashes, None)
+    n_live, norm = view.norms(1.2, 0.75)
+    weight = np.log(1.0 + (n_live - df + 0.5) / (df + 0.5)) * 2.2
+    return parts, weight, norm
