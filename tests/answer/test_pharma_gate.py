@@ -29,6 +29,7 @@ from support.embed_cache import CachedEmbedder
 from ragd.evaluation.gates import check_gates, parse_gates
 from ragd.evaluation.qa import METRICS, load_golden, metrics, run_golden
 from ragd.ingest.loaders import LoadOptions
+from ragd.profiles import load_profile
 
 FIXTURE = REPO / "tests" / "fixtures" / "pharma_vectors.npz"
 BASELINE = REPO / "bench" / "golden" / "pharma_qa.jsonl"
@@ -160,3 +161,28 @@ def test_unchanged_folder_reingests_in_seconds(pharma):
     report = ingest([shared("pharma-pdfs")], pharma, options=OPTIONS)
     assert (report.unchanged, report.new, report.changed) == (len(CI_PDFS), 0, 0)
     assert time.perf_counter() - started < 10   # no PDF is read again
+
+
+def test_a_question_told_as_a_story_is_answered_from_its_ask(pharma, tmp_path):
+    """ph-p012 and ph-p017 wrap their question in a story of 60 words: the reranker, the
+    checks and the reader read the ask alone (``[retrieval] focus_words``) and answer from
+    an expected PDF, every sentence a quote of its cited chunk; read whole, the
+    cross-encoder scores every passage under its floor and the question is refused."""
+    golden = {g.id: g for g in load_golden(PERTURB)}
+    whole = tmp_path / "whole.toml"
+    whole.write_text('name = "pharma-qa"\nextends = "pharma-qa"\n[retrieval]\nfocus_words = 0\n')
+    # (on these 17 PDFs ph-p012 answers from PI 041-1 but not from its page on shared
+    # logins, which the full corpus's FDA guidance supplies: no phrase is asked of it here)
+    for gid, phrase in (("ph-p012", ""), ("ph-p017", "Class 100")):
+        g = golden[gid]
+        a = answer(g.question, pharma).to_dict()
+        assert a["status"] == "answered", a["refusal_reason"]
+        cited = {c["pdf"] for s in a["sentences"] for c in s["citations"]}
+        assert cited & set(g.expected_sections), cited
+        assert any(phrase in s["text"] for s in a["sentences"])
+        evidence = {e["chunk_id"]: " ".join(e["text"].split()) for e in a["evidence"]}
+        for s in a["sentences"]:
+            assert all(" ".join(s["text"].split()) in evidence[c["chunk_id"]]
+                       for c in s["citations"])
+        refused = answer(g.question, pharma, profile=load_profile(whole))
+        assert (refused.status, refused.refusal_reason) == ("refused", "low_relevance")
