@@ -30,6 +30,7 @@ from ragd.evaluation.gates import check_gates, parse_gates
 from ragd.evaluation.qa import METRICS, load_golden, metrics, run_golden
 from ragd.ingest.loaders import LoadOptions
 from ragd.profiles import load_profile
+from ragd.retrieval.focus import focus
 
 FIXTURE = REPO / "tests" / "fixtures" / "pharma_vectors.npz"
 BASELINE = REPO / "bench" / "golden" / "pharma_qa.jsonl"
@@ -177,6 +178,7 @@ def test_a_question_told_as_a_story_is_answered_from_its_ask(pharma, tmp_path):
         g = golden[gid]
         a = answer(g.question, pharma).to_dict()
         assert a["status"] == "answered", a["refusal_reason"]
+        assert a["trace"]["read_as"] == focus(g.question, 30)     # the trace says what
         cited = {c["pdf"] for s in a["sentences"] for c in s["citations"]}
         assert cited & set(g.expected_sections), cited
         assert any(phrase in s["text"] for s in a["sentences"])

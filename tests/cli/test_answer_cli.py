@@ -63,6 +63,7 @@ def test_ask_json_is_the_documented_answer_shape(home):
     assert set(data["trace"]) >= {"retrieved", "accepted", "rejected", "fallback_used",
                                   "timings_ms", "refused_by"}
     assert data["trace"]["refused_by"] is None            # answered
+    assert data["trace"]["read_as"] is None               # read as asked
 
 
 def test_a_refusal_is_the_exact_text_and_exits_0(home):

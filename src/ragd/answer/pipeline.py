@@ -180,7 +180,8 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     clock.lap("validate")
     trace = dict(retrieved=len(candidates), accepted=len(outcome.accepted),
                  path="llm" if llm is not None else "extractive",
-                 fallback_used=gathered.fallback_used, variants=gathered.variants)
+                 fallback_used=gathered.fallback_used, variants=gathered.variants,
+                 read_as=asked if asked != q else "")
     phase_a: list[Evidence] = []
 
     names = ans["reason_names"]

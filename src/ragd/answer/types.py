@@ -109,6 +109,9 @@ class Trace:
     timings_ms: Mapping[str, float] = field(default_factory=dict)
     variants: tuple[str, ...] = ()         # the queries retrieval ran (as asked first)
     refused_by: str = ""                   # the stage or check that refused ("": answered)
+    read_as: str = ""                      # the question the reranker, checks and reader
+                                           # read, when not as asked (typos corrected, a
+                                           # long question's ask); "": as asked
 
     def to_dict(self) -> dict[str, Any]:
         return {"retrieved": self.retrieved, "accepted": self.accepted,
@@ -118,7 +121,7 @@ class Trace:
                 "context_tokens": self.context_tokens, "variants": list(self.variants),
                 "signals": {k: round(v, 4) for k, v in self.signals.items()},
                 "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
-                "refused_by": self.refused_by or None}
+                "refused_by": self.refused_by or None, "read_as": self.read_as or None}
 
 
 @dataclass(frozen=True)
