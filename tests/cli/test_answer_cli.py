@@ -88,6 +88,22 @@ def test_a_refusal_is_the_exact_text_and_exits_0(home):
     assert "refused: not_in_documents (outside_terms: hipaa)" in " ".join(text.stderr.split())
 
 
+def test_a_question_read_otherwise_says_so_on_stderr(home, tmp_path):
+    """With ``focus_words``, a long question is read as its ask: the answer is the same
+    text contract on stdout, and stderr says what was read."""
+    prof = tmp_path / "focus.toml"
+    prof.write_text('name = "default"\nextends = "default"\n[retrieval]\nfocus_words = 12\n')
+    story = ("We keep audit trails and logs for every production system, and the auditors "
+             "asked us about them last week, so how long must audit logs be retained?")
+    run = ragd("ask", story, "--profile", str(prof), cwd=home)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[0] == (
+        "1. Audit logs must be retained for 400 days. [Logging policy]")
+    assert "read as: how long must audit logs be retained?" in " ".join(run.stderr.split())
+    plain = ragd("ask", "How long must audit logs be retained?", cwd=home)
+    assert "read as" not in plain.stderr
+
+
 def test_audit_log_when_the_profile_asks_for_it(home, tmp_path):
     prof = tmp_path / "audited.toml"
     prof.write_text('name = "default"\n[answer]\naudit = true\n')

@@ -48,6 +48,8 @@ def print_answer(result: Any, show_context: bool) -> None:
         out.print(escape(result.answer))
         by = f" ({result.trace.refused_by})" if result.trace.refused_by else ""
         err.print(f"[dim]refused: {escape(str(result.refusal_reason))}{escape(by)}[/]")
+    if result.trace.read_as:   # beside the answer, never in it (a profile's text contract)
+        err.print(f"[dim]read as: {escape(result.trace.read_as)}[/]")
 
 
 def cmd_ask(args: argparse.Namespace) -> int:

@@ -40,6 +40,7 @@ _ASK_WORDS = _OPENERS | {"you", "me", "us", "i", "we", "it", "this", "that", "pl
                          "exactly", "actually", "really", "know", "understand", "need",
                          "want", "like", "let", "give", "provide", "there", "any"}
 # a sentence ends at "?" or "!", or at "." after a lower-case word ("U.S. content" does not)
+_LEAD_TEXT = re.compile(r"^(?:(?:" + "|".join(sorted(_LEADS)) + r")\b[\s,]*)+(?=\w)", re.I)
 _PIECES = re.compile(r"(?<=[?!])\s+|(?<=[a-z0-9)][.:])\s+(?=[A-Z])|;\s*|,\s+")
 
 
@@ -68,7 +69,7 @@ def focus(question: str, min_words: int) -> str:
                   if any(w in _EMBEDDED for w in t[1:]) and _content(t) >= 2]
     if not asking or len(asking) == len(pieces):
         return question
-    text = " ".join(p.rstrip(" ,;") for p in asking)
+    text = " ".join(_LEAD_TEXT.sub("", p).rstrip(" ,;") for p in asking)
     return text if text.endswith("?") else text.rstrip(".!") + "?"
 
 
