@@ -39,8 +39,9 @@ _EMBEDDED = {"whether", "what", "which", "how", "why", "when", "where", "who", "
 _ASK_WORDS = _OPENERS | {"you", "me", "us", "i", "we", "it", "this", "that", "please",
                          "exactly", "actually", "really", "know", "understand", "need",
                          "want", "like", "let", "give", "provide", "there", "any"}
+# a piece's leading "so", "and", "please" ... (the piece keeps at least one word)
+_LEAD_TEXT = re.compile(r"^(?:(?:" + "|".join(sorted(_LEADS)) + r")\b\W*)+(?=\w)", re.I)
 # a sentence ends at "?" or "!", or at "." after a lower-case word ("U.S. content" does not)
-_LEAD_TEXT = re.compile(r"^(?:(?:" + "|".join(sorted(_LEADS)) + r")\b[\s,]*)+(?=\w)", re.I)
 _PIECES = re.compile(r"(?<=[?!])\s+|(?<=[a-z0-9)][.:])\s+(?=[A-Z])|;\s*|,\s+")
 
 
@@ -48,20 +49,13 @@ def _content(piece: list[str]) -> int:
     return sum(1 for w in piece if w not in STOPWORDS and w not in _ASK_WORDS)
 
 
-def _stripped(piece: list[str]) -> list[str]:
-    i = 0
-    while i < len(piece) - 1 and piece[i] in _LEADS:
-        i += 1
-    return piece[i:]
-
-
 def focus(question: str, min_words: int) -> str:
     """The asking part of ``question`` when it has ``min_words`` words or more (0: never);
     otherwise, or when no piece can be told to ask, the question itself."""
     if min_words <= 0 or len(question.split()) < min_words:
         return question
-    pieces = [p.strip() for p in _PIECES.split(question) if p and p.strip()]
-    tokens = [_stripped([w.lower() for w in words(p)]) for p in pieces]
+    pieces = [_LEAD_TEXT.sub("", p.strip()) for p in _PIECES.split(question) if p and p.strip()]
+    tokens = [[w.lower() for w in words(p)] for p in pieces]
     asking = [p for p, t in zip(pieces, tokens)
               if t and t[0] in _OPENERS and _content(t[1:]) >= 2]
     if not asking:
@@ -69,7 +63,7 @@ def focus(question: str, min_words: int) -> str:
                   if any(w in _EMBEDDED for w in t[1:]) and _content(t) >= 2]
     if not asking or len(asking) == len(pieces):
         return question
-    text = " ".join(_LEAD_TEXT.sub("", p).rstrip(" ,;") for p in asking)
+    text = " ".join(p.rstrip(" ,;") for p in asking)
     return text if text.endswith("?") else text.rstrip(".!") + "?"
 
 

@@ -64,12 +64,11 @@ def _load() -> Kernel | None:
     try:
         from . import _lexical_jit as jit
 
-        for ro in (True, False):
-            rows, tf, terms, indptr = ((np.zeros(1, np.int32), np.ones(1, np.uint16),
-                                        np.zeros(1, np.int64), np.array([0, 1], np.int64))
-                                       if ro else (np.zeros(1, np.int64), np.ones(1, np.float64),
-                                                   np.zeros(1, np.int64), np.array([0, 1])))
-            if ro:
+        for mapped in (True, False):
+            rows = np.zeros(1, np.int32 if mapped else np.int64)
+            tf = np.ones(1, np.uint16 if mapped else np.float64)
+            terms, indptr = np.zeros(1, np.int64), np.array([0, 1], np.int64)
+            if mapped:
                 _read_only(rows, tf, terms, indptr)
             span = np.zeros(1, np.int64), np.ones(1, np.int64)
             jit.top(rows, tf, *span, *_EMPTY, np.ones(1), np.ones(1), _NO_MASK, False,
