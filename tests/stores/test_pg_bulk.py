@@ -79,3 +79,81 @@ def test_a_closed_store_refuses_bulk_writes(pg_location):
     with pytest.raises(StoreError):
         store.upsert_documents("c", [(DocumentRecord("d", "h"), [Chunk("d", 0, "x")],
                                       np.eye(3)[:1])])
+
+
+def _pending_pages(store: PostgresStore, cid: int) -> dict[str, int]:
+    """Pages each GIN index of the collection had pending (merging them as it counts)."""
+    with store._conn() as conn:
+        return {name: int(pages) for name, pages in conn.execute(
+            "SELECT c.relname, gin_clean_pending_list(i.indexrelid) FROM pg_index i "
+            "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
+            "WHERE a.amname = 'gin' AND i.indrelid IN (%s::regclass, %s::regclass) "
+            "ORDER BY c.relname", (f"chunks_{cid}", f"bm25_{cid}")).fetchall()}
+
+
+def test_every_write_leaves_the_gin_indexes_merged(pg_location):
+    """A GIN index keeps inserts in a pending list that each search reads whole until it
+    is merged; the store merges it after every committed write, bulk or not."""
+    store = PostgresStore(pg_location)
+    try:
+        store.create_collection("c", "m", 3, {})
+        cid = store._coll("c").cid
+        words = "export licence item control destination country party end user".split()
+        items = [(DocumentRecord(f"d{i}", "h"),
+                  [Chunk(f"d{i}", j, " ".join(words[(i + j + k) % 9] + str(k) for k in range(40)),
+                         tags=(f"t{i}",), metadata={"n": i}) for j in range(3)],
+                  np.eye(3)[[0, 1, 2]].astype(np.float32)) for i in range(100)]
+        store.upsert_documents("c", items)
+        pending = _pending_pages(store, cid)
+        assert len(pending) == 4 and set(pending.values()) == {0}, pending
+        store.upsert_document("c", *items[0])
+        assert set(_pending_pages(store, cid).values()) == {0}
+        with store._conn() as conn:   # the same rows written past the store: entries pend
+            conn.execute(f"CREATE TEMP TABLE x AS SELECT * FROM chunks_{cid}")
+            conn.execute("UPDATE x SET chunk_index = chunk_index + 100")
+            conn.execute(f"INSERT INTO chunks_{cid} SELECT * FROM x")
+        assert _pending_pages(store, cid)[f"chunks_{cid}_tsv"] > 0
+    finally:
+        store.close()
+
+
+def test_a_writer_that_does_not_own_the_indexes_still_writes(pg_location, caplog):
+    """Merging pending GIN entries needs the indexes' owner; a role with only the rights to
+    write leaves them to autovacuum, says so once, and its writes go through."""
+    import uuid
+    from urllib.parse import urlsplit, urlunsplit
+
+    from psycopg import sql
+
+    owner = PostgresStore(pg_location)
+    role = sql.Identifier(f"w_{uuid.uuid4().hex[:12]}")
+    try:
+        owner.create_collection("c", "m", 3, {})
+        with owner._conn() as conn:
+            schema = sql.Identifier(conn.execute("SELECT current_schema()").fetchone()[0])
+            conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(role))
+            database = sql.Identifier(conn.execute("SELECT current_database()").fetchone()[0])
+            for grant in ("GRANT CREATE ON DATABASE {d} TO {r}", "GRANT ALL ON SCHEMA {s} TO {r}",
+                          "GRANT ALL ON ALL TABLES IN SCHEMA {s} TO {r}",
+                          "GRANT ALL ON ALL SEQUENCES IN SCHEMA {s} TO {r}"):
+                conn.execute(sql.SQL(grant).format(d=database, s=schema, r=role))
+        parts = urlsplit(pg_location)
+        host = parts.netloc.rpartition("@")[2]
+        writer = PostgresStore(urlunsplit(parts._replace(
+            netloc=f"{role.as_string(None).strip(chr(34))}@{host}")))
+        try:
+            doc = (DocumentRecord("d", "h"), [Chunk("d", 0, "export licence")],
+                   np.eye(3)[:1].astype(np.float32))
+            with caplog.at_level("WARNING", logger="ragd.store"):
+                writer.upsert_documents("c", [doc])
+                writer.upsert_document("c", *doc)
+            assert [h.key for h in writer.lexical_search("c", ["licence"], 5)] == [("d", 0)]
+            warned = [r for r in caplog.records if "autovacuum" in r.getMessage()]
+            assert len(warned) == 1
+        finally:
+            writer.close()
+    finally:
+        with owner._conn() as conn:
+            conn.execute(sql.SQL("DROP OWNED BY {}").format(role))
+            conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(role))
+        owner.close()

@@ -52,6 +52,21 @@ def chunk_table(cid: int) -> sql.Identifier:
     return sql.Identifier(f"chunks_{int(cid)}")
 
 
+def settle_gin(cid: int) -> sql.Composed:
+    """Move the pending entries of a collection's GIN indexes (chunk table and BM25 weights)
+    into their trees. A GIN index takes inserts into an unsorted pending list (up to
+    ``gin_pending_list_limit``, 4 MB) that every search through it reads whole until
+    VACUUM or an overflow merges it: after a bulk write that made a lexical search three
+    times slower (SciFact, 6,922 chunks: p50 22 → 6.5 ms once merged). Run after each
+    committed write, so searches never wait for autovacuum. Needs the indexes' owner."""
+    return sql.SQL(
+        "SELECT coalesce(sum(gin_clean_pending_list(i.indexrelid)), 0) FROM pg_index i "
+        "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
+        "WHERE a.amname = 'gin' AND i.indrelid IN (SELECT oid FROM pg_class WHERE oid = "
+        "to_regclass({chunks}) OR oid = to_regclass({bm25}))").format(
+        chunks=sql.Literal(f"chunks_{int(cid)}"), bm25=sql.Literal(f"bm25_{int(cid)}"))
+
+
 def index_plan(dims: int, m: int, ef_construction: int) -> dict[str, Any]:
     """How a collection of ``dims`` is indexed: HNSW on vector (≤ 2000 dims), on a halfvec
     expression (≤ 4000), or not at all (exact search only)."""

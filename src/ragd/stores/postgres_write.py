@@ -15,11 +15,13 @@ collection's data version.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
+import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
 _EMPTY_JSON = Jsonb({})
 _COPY_SLICE = 512  # chunks whose rows a bulk write builds at a time (bounded memory)
 _DOC_JSON = json.JSONEncoder(allow_nan=False)  # json.dumps builds an encoder per call
+log = logging.getLogger("ragd.store")
 STAGING_MAX_AGE = 86400.0  # seconds after which a staged write that never finished is cleared
 
 
@@ -133,7 +136,7 @@ class PgWrites:
                              "WHERE id = %s", (coll.cid,))
             drift = pg_bm25.write_chunks(conn, coll.cid, coll.info.config, [record.doc_id],
                                          chunks)
-        self._bm25_reweight(coll, drift)
+        self._after_write(coll, drift)
 
     def refresh_lexical(self, collection: str) -> None:
         """Rewrite the collection's BM25 weights with its current average chunk length (after
@@ -141,13 +144,30 @@ class PgWrites:
         coll = self._coll(collection)
         with self._conn() as conn:
             pg_bm25.reweight(conn, coll.cid, coll.info.config)
+        self._settle(coll.cid)
 
-    def _bm25_reweight(self, coll: _Coll, drifted: bool) -> None:
-        """After a committed write: BM25 weights rewritten when the average length moved."""
+    def _after_write(self, coll: _Coll, drifted: bool) -> None:
+        """After a committed write: BM25 weights rewritten when the average length moved,
+        then the GIN indexes' pending entries merged (:func:`postgres_sql.settle_gin`)."""
         if drifted:
             with self._conn() as conn:
                 if pg_bm25.drifted(conn, coll.cid, coll.info.config):
                     pg_bm25.reweight(conn, coll.cid, coll.info.config)
+        self._settle(coll.cid)
+
+    def _settle(self, cid: int) -> None:
+        """Merge the collection's GIN pending lists; a role that does not own the indexes
+        leaves them to autovacuum (said once in the log)."""
+        if self.__dict__.get("_settle_denied"):
+            return
+        with self._conn() as conn:
+            try:
+                conn.execute(Q.settle_gin(cid))
+            except psycopg.errors.InsufficientPrivilege as exc:
+                conn.rollback()
+                self.__dict__["_settle_denied"] = True
+                log.warning("GIN pending lists left to autovacuum (%s): lexical searches "
+                            "are slower until it runs", exc.diag.message_primary)
 
     # -- large documents: staged in batches, swapped in at once ----------------------------
     def stage_chunks(self, collection: str, job: str, chunks: Sequence[Chunk],
@@ -202,7 +222,7 @@ class PgWrites:
             conn.execute("UPDATE collections SET data_version = data_version + 1 "
                          "WHERE id = %s", (coll.cid,))
             drift = pg_bm25.write_chunks(conn, coll.cid, coll.info.config, [record.doc_id])
-        self._bm25_reweight(coll, drift)
+        self._after_write(coll, drift)
         return count
 
     def drop_staged(self, collection: str, job: str) -> None:
@@ -245,7 +265,7 @@ class PgWrites:
                 cur.execute("UPDATE collections SET data_version = data_version + 1 "
                             "WHERE id = %s", (coll.cid,))
             drift = pg_bm25.write_chunks(conn, coll.cid, coll.info.config, ids, all_chunks)
-        self._bm25_reweight(coll, drift)
+        self._after_write(coll, drift)
         return len(all_chunks)
 
     def _copy_types(self, conn: Any, cid: int) -> list[int]:
@@ -273,5 +293,5 @@ class PgWrites:
                 conn.execute("UPDATE collections SET data_version = data_version + 1 "
                              "WHERE id = %s", (cid,))
             drift = found and pg_bm25.drifted(conn, cid, self._coll(collection).info.config)
-        self._bm25_reweight(self._coll(collection), drift)
+        self._after_write(self._coll(collection), drift)
         return found
