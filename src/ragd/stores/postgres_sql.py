@@ -354,6 +354,8 @@ def migrate(conn: psycopg.Connection, schema: str) -> ServerInfo:
                 conn.execute(text)
                 if version in DATA_STEPS:
                     DATA_STEPS[version](conn)
+                    for (cid,) in conn.execute("SELECT id FROM collections").fetchall():
+                        conn.execute(settle_gin(int(cid)))   # the rows it rewrote
                 conn.execute("INSERT INTO schema_version (version, name) VALUES (%s, %s)",
                              (version, name))
                 current = version
