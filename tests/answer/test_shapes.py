@@ -266,7 +266,26 @@ def test_a_bare_keyword_question_asks_what_the_thing_it_names_is():
 ])
 def test_a_comparison_asks_to_define_both_things(question, subjects):
     assert compared_subjects(question) == subjects
-    assert definition_subjects(question) == subjects
+    # a side of one word is also read with the other side's head noun, as a third subject
+    shared = [[*one, many[-1]] for one, many in (subjects, subjects[::-1])
+              if len(one) == 1 and len(many) > 1]
+    assert definition_subjects(question) == subjects + shared
+
+
+def test_a_shared_head_noun_is_a_reading_more():
+    assert definition_subjects("reference vs retention sample annex 19") == [
+        ["refer"], ["retent", "sampl"], ["refer", "sampl"]]
+    assert definition_subjects("IQ versus OQ?") == [["iq"], ["oq"]]
+
+
+def test_a_definition_after_a_lead_in_is_found():
+    sentence = ("Samples may therefore fall into two categories: Reference sample: a sample of "
+                "a batch of starting material which is stored for the purpose of being analysed.")
+    assert defines(sentence, ["refer", "sampl"])
+    assert defined_term(sentence) == ["refer", "sampl"]
+    # no lead-in: nothing is read after an inner colon that opens no capitalised clause
+    assert defined_term("Samples fall into two categories: reference and retention.") == []
+    assert not defines("Samples may therefore fall into two categories.", ["refer", "sampl"])
 
 
 def test_what_compares_nothing_asks_one_definition_or_none():
@@ -392,4 +411,6 @@ def test_property_a_comparison_names_two_different_things_or_none(words):
     pair = compared_subjects(question)
     assert pair == [] or (len(pair) == 2 and all(pair) and set(pair[0]) != set(pair[1]))
     subjects = definition_subjects(question)
-    assert all(subjects) and len(subjects) <= 2
+    assert all(subjects) and len(subjects) <= 3
+    # a third subject only as a side read with the other's head noun
+    assert len(subjects) <= 2 or (subjects[:2] == pair and len(subjects[2]) == 2)

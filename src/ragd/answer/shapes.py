@@ -6,6 +6,7 @@ used by the extractive path to tell a statement that can answer from the text ar
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Sequence
 
@@ -110,10 +111,15 @@ def compared_subjects(question: str) -> list[list[str]]:
 def definition_subjects(question: str) -> list[list[str]]:
     """What a question asks to define: the two things it compares
     (:func:`compared_subjects`), else the one a definitional question names
-    (:func:`definition_subject`), else none."""
+    (:func:`definition_subject`), else none. A side of one word beside a side of several
+    is also read with the other's last word, the head noun English lets a coordination
+    share ("reference vs retention sample": [refer], [retent, sampl] and [refer, sampl]),
+    as a third subject: a reading more, none replaced."""
     pair = compared_subjects(question)
     if pair:
-        return pair
+        shared = [[*one, many[-1]] for one, many in (pair, pair[::-1])
+                  if len(one) == 1 and len(many) > 1 and many[-1] != one[0]]
+        return pair + [s for s in shared if s not in pair]
     one = definition_subject(question)
     return [one] if one else []
 
@@ -146,15 +152,30 @@ def _named_thing(question: str) -> str:
     return " ".join(best)
 
 
+_LEAD_IN = re.compile(r":\s+(?=[A-Z])")
+LEAD_INS = 2             # clauses after a colon tried as a definition's start
+
+
+def clauses(sentence: str) -> list[str]:
+    """The sentence, then what follows each of its first colons that open a capitalised
+    clause: a definition introduced by a lead-in ("Samples may therefore fall into two
+    categories: Reference sample: a sample of ..." -> "Reference sample: a sample of ...")."""
+    return [sentence] + [sentence[m.end():] for m in
+                         itertools.islice(_LEAD_IN.finditer(sentence), LEAD_INS)]
+
+
 def defines(sentence: str, subject: Sequence[str]) -> bool:
     """Whether a sentence reads as a definition of ``subject`` ("Electronic signature means
     ...", "(7) Electronic signature means ...", "Design space: The multidimensional ...",
     "For purposes of this document, the term OOS results includes ...", or a glossary entry
     whose term stands in capitals before its definition: "QUALITY RISK MANAGEMENT (QRM) A
     systematic process for ...", or a glossary's term standing alone as a sentence before
-    the one defining it: "Data integrity risk assessment (DIRA).")."""
-    if not subject:
-        return False
+    the one defining it: "Data integrity risk assessment (DIRA)."), at its start or after a
+    lead-in ending in a colon (:func:`clauses`)."""
+    return bool(subject) and any(_defines(clause, subject) for clause in clauses(sentence))
+
+
+def _defines(sentence: str, subject: Sequence[str]) -> bool:
     wanted = set(subject)
     m = _DEFINES.match(sentence)
     if m and m.group("verb") in _DASHES and _TITLED.match(sentence, m.end()):
@@ -192,8 +213,17 @@ def defined_term(sentence: str) -> list[str]:
     """The analysed terms of the term a sentence defines, when it is plainly a definition
     ("(5) Digital signature means ...", "Batch refers to ...", a glossary entry whose term
     stands in capitals, "REFERENCE SAMPLE A sample ...", or in title case before a colon,
-    "Design Space: The multidimensional ..."), else []. Stricter than
-    :func:`defines`, which is asked about one subject: this one names what is defined."""
+    "Design Space: The multidimensional ..."), at its start or after a lead-in ending in a
+    colon (:func:`clauses`), else []. Stricter than :func:`defines`, which is asked about
+    one subject: this one names what is defined."""
+    for clause in clauses(sentence):
+        term = _defined_term(clause)
+        if term:
+            return term
+    return []
+
+
+def _defined_term(sentence: str) -> list[str]:
     for form in (_MEANS, _ENTRY):
         m = form.match(sentence)
         if m:
