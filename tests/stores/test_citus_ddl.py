@@ -18,7 +18,7 @@ from ragd.stores import open_store
 from ragd.stores.pg_citus import HASH_LAYOUT_GAPS, HASH_LAYOUTS, sections
 
 psycopg = pytest.importorskip("psycopg")
-from ragd.stores.postgres_sql import parse_store_url  # noqa: E402
+from ragd.stores.postgres_schema import parse_store_url  # noqa: E402
 
 DOCS = [Document("ear-1", "A license is required to export items subject to the EAR."),
         Document("pol-1", "Audit logs must be retained for 400 days.")]

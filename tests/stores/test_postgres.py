@@ -441,7 +441,7 @@ def test_migrations_from_version_2_reanalyse_every_chunk_and_keep_rows_inline(pg
     version 4 then keeps its rows inline."""
     from ragd.analysis import analyze
     from ragd.stores.pg_tsvector import TsVector, TsVectorDumper, tsvectors
-    from ragd.stores.postgres_sql import migrations
+    from ragd.stores.postgres_schema import migrations
 
     schema = parse_store_url(pg_location)[1].schema
     texts = {("d1", 0): ("", "The internal controls of the exporter"),

@@ -88,7 +88,7 @@ def test_a_replica_never_migrates_and_names_what_to_do(pg_location):
     open_store(pg_location).close()                # the primary migrates it
     import psycopg
 
-    from ragd.stores.postgres_sql import parse_store_url
+    from ragd.stores.postgres_schema import parse_store_url
 
     conninfo, options, _ = parse_store_url(pg_location)
     with psycopg.connect(conninfo, autocommit=True) as conn:  # the primary is behind

@@ -94,9 +94,9 @@ from .rows import holds_nul
 from .pg_tsvector import TsVector, TsVectorDumper
 from .postgres_read import BEGIN_READ, COLUMNS, NO_FILTERS, PgSnapshot, chunk_from_row
 from .postgres_write import PgWrites
-from .postgres_sql import (SCHEMA_VERSION, PgOptions, ServerInfo, inspect, message as _message,
-                           migrate, parse_store_url, read_only_reason,
-                           version_tuple as _version_tuple)
+from .postgres_schema import (MIGRATION_LOCK, SCHEMA_VERSION, PgOptions, ServerInfo, inspect,
+                              message as _message, migrate, parse_store_url, read_only_reason,
+                              version_tuple as _version_tuple)
 
 log = logging.getLogger("ragd.store")
 
@@ -229,7 +229,7 @@ class PostgresStore(PgWrites):
         config = dict(config)
         with self._conn() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
-                         (Q.MIGRATION_LOCK, name))
+                         (MIGRATION_LOCK, name))
             row = conn.execute(self._COLL_SQL + " WHERE name = %s", (name,)).fetchone()
             if row is None:
                 index = Q.index_plan(int(embed_dims),
