@@ -164,10 +164,10 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     ev_cfg, ctx_cfg, ans = prof.data["evidence"], prof.data["context"], prof.data["answer"]
     clock = _Clock()
     k = int(prof.retrieval["k"])
+    defining = _defining() if ans["definitions"] else None
     gathered = gather(q, coll, prof.retrieval, prof.plan(k=max(k, int(prof.retrieval["gather"]))),
                       prof.data["scope"], scope, ignore_terms=frozenset(QUESTION_WORDS),
-                      prefer=_defining() if ans["definitions"] else None,
-                      prefer_limit=int(ans["definition_passages"]))
+                      prefer=defining, prefer_limit=int(ans["definition_passages"]))
     pool, candidates = list(gathered.pool), list(gathered.candidates)
     clock.lap("retrieve")
     kind = ev_cfg["relevance"]
@@ -201,7 +201,9 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
         return refuse("low_relevance", by="retrieval threshold")
     if outcome.refusal:
         return refuse(outcome.refusal, by=f"validator {outcome.refused_by or 'all'}")
-    built = stages.build_context(q, outcome.accepted, prof)
+    built = stages.build_context(
+        q, outcome.accepted, prof, keep=None if defining is None else
+        (lambda c: defining(asked, c)), keep_limit=int(ans["definition_passages"]))
     assembled, context_text = built.assembled, built.text
     rejected += [Rejection(c.doc_id, c.chunk_id, reason, "context")
                  for c, reason in assembled.dropped]

@@ -14,9 +14,10 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..profiles import Profile
+from ..retrieval.gather import promote
 from ..retrieval.threshold import relevance as relevance_of
 from ..types import Candidate
 from .base import Context, Outcome, run_validators
@@ -43,10 +44,20 @@ class Built:
     text: str
 
 
-def build_context(question: str, accepted: Sequence[Candidate], prof: Profile) -> Built:
-    """Order, assemble and render ``accepted`` as the profile's ``[context]`` says."""
+def build_context(question: str, accepted: Sequence[Candidate], prof: Profile,
+                  keep: Callable[[Candidate], bool] | None = None, keep_limit: int = 0
+                  ) -> Built:
+    """Order, assemble and render ``accepted`` as the profile's ``[context]`` says.
+
+    ``keep`` marks passages the caller wants in the context wherever the order puts them
+    (a passage plainly defining what the question asks to define, which a reranker
+    trained on answers scores low): up to ``keep_limit`` of them from below the first
+    ``max_chunks`` take that run's last places, as the retrieval's ``prefer`` does for the
+    reranker's head."""
     cfg = prof.data["context"]
     ordered = order(question, accepted, cfg["order"], prof.scheme)
+    if keep is not None and keep_limit > 0:
+        ordered = promote(ordered, int(cfg["max_chunks"]), keep, keep_limit)
     fields = lambda c: prof.scheme.fields(c, c.title)  # noqa: E731
     assembled = assemble(ordered, max_tokens=int(cfg["max_tokens"]),
                          max_chunks=int(cfg["max_chunks"]),
