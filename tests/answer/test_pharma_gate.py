@@ -188,3 +188,22 @@ def test_a_question_told_as_a_story_is_answered_from_its_ask(pharma, tmp_path):
                        for c in s["citations"])
         refused = answer(g.question, pharma, profile=load_profile(whole))
         assert (refused.status, refused.refusal_reason) == ("refused", "low_relevance")
+
+
+def test_a_term_asked_in_short_is_answered_with_its_definition(pharma, tmp_path):
+    """ph-p001 asks "Part 11 e-signature?": the subject is read spelt out (electronic
+    signature), and the passage of Part 11's definitions, which the reranker scores below
+    the passages on signatures' controls, is selected and its definition leads the answer;
+    without the definition preference the answer quotes those controls instead."""
+    golden = {g.id: g for g in load_golden(PERTURB)}["ph-p001"]
+    a = answer(golden.question, pharma).to_dict()
+    assert a["status"] == "answered"
+    first = a["sentences"][0]
+    assert first["text"].startswith("(7) Electronic signature means")
+    assert "legally binding equivalent" in first["text"]
+    assert {c["pdf"] for c in first["citations"]} == {"21-CFR-Part-11-as-of-26Mar2025.pdf"}
+    plain = tmp_path / "plain.toml"
+    plain.write_text('name = "pharma-qa"\nextends = "pharma-qa"\n[answer]\ndefinitions = false\n')
+    b = answer(golden.question, pharma, profile=load_profile(plain)).to_dict()
+    assert b["status"] == "answered"
+    assert not any(s["text"].startswith("(7) Electronic signature means") for s in b["sentences"])

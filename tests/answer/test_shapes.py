@@ -278,6 +278,21 @@ def test_a_shared_head_noun_is_a_reading_more():
     assert definition_subjects("IQ versus OQ?") == [["iq"], ["oq"]]
 
 
+def test_a_subject_written_with_e_dash_is_also_read_spelt_out():
+    assert definition_subjects("Part 11 e-signature?") == [["e", "signatur"],
+                                                           ["electron", "signatur"]]
+    assert definition_subjects("what is an e-record") == [["e", "record"],
+                                                         ["electron", "record"]]
+    assert definition_subjects("vitamin e?") == [["vitamin", "e"]]   # no prefix: as written
+
+
+def test_a_glossary_entrys_parenthesis_is_an_abbreviation_not_a_note():
+    assert defined_term("Critical Quality Attribute (CQA): A physical property.") == [
+        "critic", "qualiti", "attribut"]
+    assert defined_term("ECs (refer to Chapter 3): The ECs for the product should be "
+                        "listed in the PLCM document.") == []
+
+
 def test_a_definition_after_a_lead_in_is_found():
     sentence = ("Samples may therefore fall into two categories: Reference sample: a sample of "
                 "a batch of starting material which is stored for the purpose of being analysed.")
@@ -411,6 +426,9 @@ def test_property_a_comparison_names_two_different_things_or_none(words):
     pair = compared_subjects(question)
     assert pair == [] or (len(pair) == 2 and all(pair) and set(pair[0]) != set(pair[1]))
     subjects = definition_subjects(question)
-    assert all(subjects) and len(subjects) <= 3
-    # a third subject only as a side read with the other's head noun
-    assert len(subjects) <= 2 or (subjects[:2] == pair and len(subjects[2]) == 2)
+    assert all(subjects)
+    base = pair or subjects[:1]
+    assert subjects[:len(base)] == base
+    # beyond them: a side read with the other's head noun, or a subject's "e-" spelt out
+    for extra in subjects[len(base):]:
+        assert (len(extra) == 2 and [extra[0]] in pair) or "electron" in extra

@@ -119,9 +119,22 @@ def definition_subjects(question: str) -> list[list[str]]:
     if pair:
         shared = [[*one, many[-1]] for one, many in (pair, pair[::-1])
                   if len(one) == 1 and len(many) > 1 and many[-1] != one[0]]
-        return pair + [s for s in shared if s not in pair]
+        return _spelt_out(pair + [s for s in shared if s not in pair])
     one = definition_subject(question)
-    return [one] if one else []
+    return _spelt_out([one] if one else [])
+
+
+def _spelt_out(subjects: list[list[str]]) -> list[list[str]]:
+    """``subjects`` and, for one written with the prefix "e-" ("e-signature": e, signatur),
+    the same spelt out ("electronic signature": electron, signatur), the form a definition
+    uses."""
+    out = list(subjects)
+    for subject in subjects:
+        if "e" in subject[:-1]:
+            long = ["electron" if t == "e" else t for t in subject]
+            if long not in out:
+                out.append(long)
+    return out
 
 
 KEYWORD_WORDS = 6        # "ICH Q13 continuous manufacturing?": a few words, no question form
@@ -235,10 +248,11 @@ def _defined_term(sentence: str) -> list[str]:
 
 
 # a glossary entry whose term stands in title case before a colon: "Design Space: The ..."
-_ENTRY = re.compile(r"^\s*(?P<head>(?:[A-Z][\w/-]*\s+){0,4}[A-Z][\w/-]*)\s*(?:\([^)]{1,20}\)\s*)?"
+# (its parenthesis an abbreviation, one word: "(CQA)", not a note: "ECs (refer to Chapter 3):")
+_ENTRY = re.compile(r"^\s*(?P<head>(?:[A-Z][\w/-]*\s+){0,4}[A-Z][\w/-]*)\s*(?:\([^)\s]{1,20}\)\s*)?"
                     r":\s+(?=[A-Z(])"
                     # or in sentence case, the definition in lower case: "Retention sample: a ..."
-                    r"|^\s*(?P<lower>[A-Z][a-z/-]+(?:\s+[a-z][\w/-]*){0,4})\s*(?:\([^)]{1,20}\)\s*)?"
+                    r"|^\s*(?P<lower>[A-Z][a-z/-]+(?:\s+[a-z][\w/-]*){0,4})\s*(?:\([^)\s]{1,20}\)\s*)?"
                     r":\s+(?=(?:a|an|the)\s)")
 
 

@@ -168,7 +168,8 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     (its ``k`` is the pool searched); ``scope`` the profile's ``[scope]``. ``prefer``
     (the corrected query, a passage) marks passages the caller wants read: up to
     ``prefer_limit`` passing ones ranked below the head (the reranked depth, else ``k``)
-    take the head's last places, so the reranker reads them and selection may pick them."""
+    take the head's last places, so the reranker reads them, and when the selection holds
+    none, up to as many of the head take its last places."""
     k = int(settings["k"])
     rules = settings.get("expansions", {}) or {}
     variants = expand(query, rules)
@@ -232,6 +233,15 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
         chosen = mmr(passing, k, float(settings.get("mmr_lambda", 0.6)))
     else:
         chosen = [c.evolve(rank=i) for i, c in enumerate(passing[:k], start=1)]
+    if prefer is not None and len(passing) > len(chosen) and \
+            not any(prefer(asked, c) for c in chosen):
+        # none selected, though the reranker read some (it scores them low): they take the
+        # selection's last places
+        taken = {c.key for c in chosen}
+        rest = [c for c in passing[:depth] if c.key not in taken]
+        kept = promote(list(chosen) + rest, len(chosen), lambda c: prefer(asked, c),
+                       prefer_limit)[:len(chosen)]
+        chosen = [c.evolve(rank=i) for i, c in enumerate(kept, start=1)]
     return Gathered(tuple(chosen), tuple(pool), tuple(variants), fallback_used, threshold,
                     notes, asked, short)
 
