@@ -22,7 +22,7 @@ def test_a_kept_passage_takes_the_last_place_of_the_context():
     passages = _passages(limit + 3, defining=limit + 1)
     plain = build_context("design space?", passages, prof)
     assert [c.doc_id for c in plain.assembled.used] == [c.doc_id for c in passages[:limit]]
-    keep = lambda c: c.text.startswith("Design Space:")  # noqa: E731
+    keep = lambda c: {0} if c.text.startswith("Design Space:") else set()  # noqa: E731
     kept = build_context("design space?", passages, prof, keep=keep, keep_limit=1)
     used = [c.doc_id for c in kept.assembled.used]
     assert len(used) == limit and used[-1] == passages[limit + 1].doc_id

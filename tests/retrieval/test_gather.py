@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ragd.errors import UsageError
-from ragd.retrieval.gather import expand, merge, name_matches, promote, scope_values
+from ragd.retrieval.gather import complete, expand, merge, name_matches, promote, scope_values
 from ragd.types import Candidate
 
 
@@ -60,3 +60,27 @@ def test_promote_moves_wanted_passages_into_the_heads_last_places():
     assert promote(ranked, 9, wanted, 2) == ranked
     assert promote(ranked, 4, wanted, 0) == ranked
     assert promote(ranked, 4, lambda c: False, 2) == ranked
+
+
+def test_complete_brings_what_the_selection_lacks_in_place_of_what_supplies_nothing():
+    """A comparison asks two terms: a selection defining one takes a passage defining the
+    other, in place of its last passage that defines neither."""
+    def cand(name: str, text: str) -> Candidate:
+        return Candidate(doc_id=name, chunk_index=0, text=text, score=0.5)
+    supplies = {"A": {0}, "B": {1}, "AB": {0, 1}}
+    what = lambda c: supplies.get(c.text, set())  # noqa: E731
+    chosen = [cand("c1", "-"), cand("c2", "A"), cand("c3", "-"), cand("c4", "-")]
+    read = [cand("r1", "A"), cand("r2", "B"), cand("r3", "B")]
+    out = complete(chosen, read, what, 2)
+    # r1 adds nothing new (A is there); r2 brings B and replaces c4; r3 adds nothing more
+    assert [c.doc_id for c in out] == ["c1", "c2", "c3", "r2"]
+    # nothing lacking, or no limit: unchanged
+    assert complete(chosen + [cand("c5", "B")], read, what, 2)[:5] == chosen + [cand("c5", "B")]
+    assert complete(chosen, read, what, 0) == chosen
+    # a selection whose passages all supply something keeps them all
+    full = [cand("f1", "A"), cand("f2", "A")]
+    assert complete(full, read, what, 2) == full
+    # both lacking: two passages, the ones supplying most first as read
+    out = complete([cand("c1", "-"), cand("c2", "-"), cand("c3", "-")],
+                   [cand("r0", "-"), cand("r4", "AB"), cand("r2", "B")], what, 2)
+    assert [c.doc_id for c in out] == ["c1", "c2", "r4"]

@@ -140,14 +140,16 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
     return result
 
 
-def _defining() -> Callable[[str, Candidate], bool]:
-    """Whether a passage plainly defines what the question asks to define."""
+def _defining() -> Callable[[str, Candidate], frozenset[int]]:
+    """Which of the things the question asks to define a passage plainly defines (their
+    positions in :func:`definition_subjects`; empty: none)."""
     subjects: dict[str, list[list[str]]] = {}
 
-    def test(question: str, c: Candidate) -> bool:
+    def test(question: str, c: Candidate) -> frozenset[int]:
         if question not in subjects:
             subjects[question] = definition_subjects(question)
-        return defines_in(c.text, subjects[question])
+        return frozenset(i for i, subject in enumerate(subjects[question])
+                         if defines_in(c.text, [subject]))
     return test
 
 

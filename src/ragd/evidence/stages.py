@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..profiles import Profile
-from ..retrieval.gather import promote
+from ..retrieval.gather import complete
 from ..retrieval.threshold import relevance as relevance_of
 from ..types import Candidate
 from .base import Context, Outcome, run_validators
@@ -45,19 +45,23 @@ class Built:
 
 
 def build_context(question: str, accepted: Sequence[Candidate], prof: Profile,
-                  keep: Callable[[Candidate], bool] | None = None, keep_limit: int = 0
+                  keep: Callable[[Candidate], Any] | None = None, keep_limit: int = 0
                   ) -> Built:
     """Order, assemble and render ``accepted`` as the profile's ``[context]`` says.
 
-    ``keep`` marks passages the caller wants in the context wherever the order puts them
-    (a passage plainly defining what the question asks to define, which a reranker
-    trained on answers scores low): up to ``keep_limit`` of them from below the first
-    ``max_chunks`` take that run's last places, as the retrieval's ``prefer`` does for the
-    reranker's head."""
+    ``keep`` says what a passage supplies that the caller wants in the context wherever
+    the order puts it (a set: which of the terms the question asks to define it plainly
+    defines, which a reranker trained on answers scores low): up to ``keep_limit``
+    passages from below the first ``max_chunks`` that supply what none of those does take
+    the places of the last that supply nothing, as the retrieval's selection does
+    (:func:`~ragd.retrieval.gather.complete`)."""
     cfg = prof.data["context"]
     ordered = order(question, accepted, cfg["order"], prof.scheme)
     if keep is not None and keep_limit > 0:
-        ordered = promote(ordered, int(cfg["max_chunks"]), keep, keep_limit)
+        n = int(cfg["max_chunks"])
+        head = complete(ordered[:n], ordered[n:], keep, keep_limit)
+        taken = {c.key for c in head}
+        ordered = head + [c for c in ordered if c.key not in taken]
     fields = lambda c: prof.scheme.fields(c, c.title)  # noqa: E731
     assembled = assemble(ordered, max_tokens=int(cfg["max_tokens"]),
                          max_chunks=int(cfg["max_chunks"]),

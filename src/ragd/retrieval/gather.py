@@ -160,7 +160,7 @@ def _field(c: Candidate, name: str) -> str:
 def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan,
            scope: Mapping[str, Any] | None = None, scope_name: str | None = None,
            ignore_terms: frozenset[str] = frozenset(),
-           prefer: Callable[[str, Candidate], bool] | None = None,
+           prefer: Callable[[str, Candidate], Any] | None = None,
            prefer_limit: int = 2) -> Gathered:
     """Retrieve, merge, threshold (with the fallback) and select (see the module doc).
 
@@ -168,8 +168,9 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     (its ``k`` is the pool searched); ``scope`` the profile's ``[scope]``. ``prefer``
     (the corrected query, a passage) marks passages the caller wants read: up to
     ``prefer_limit`` passing ones ranked below the head (the reranked depth, else ``k``)
-    take the head's last places, so the reranker reads them, and when the selection holds
-    none, up to as many of the head take its last places."""
+    take the head's last places, so the reranker reads them; and up to as many of the head
+    that supply what no selected passage does (``prefer`` may return a set: which of the
+    asked terms a passage defines) take the selection's last places (:func:`complete`)."""
     k = int(settings["k"])
     rules = settings.get("expansions", {}) or {}
     variants = expand(query, rules)
@@ -233,17 +234,35 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
         chosen = mmr(passing, k, float(settings.get("mmr_lambda", 0.6)))
     else:
         chosen = [c.evolve(rank=i) for i, c in enumerate(passing[:k], start=1)]
-    if prefer is not None and len(passing) > len(chosen) and \
-            not any(prefer(asked, c) for c in chosen):
-        # none selected, though the reranker read some (it scores them low): they take the
-        # selection's last places
-        taken = {c.key for c in chosen}
-        rest = [c for c in passing[:depth] if c.key not in taken]
-        kept = promote(list(chosen) + rest, len(chosen), lambda c: prefer(asked, c),
-                       prefer_limit)[:len(chosen)]
-        chosen = [c.evolve(rank=i) for i, c in enumerate(kept, start=1)]
+    if prefer is not None and len(passing) > len(chosen):
+        chosen = [c.evolve(rank=i) for i, c in enumerate(
+            complete(chosen, passing[:depth], lambda c: prefer(asked, c), prefer_limit),
+            start=1)]
     return Gathered(tuple(chosen), tuple(pool), tuple(variants), fallback_used, threshold,
                     notes, asked, short)
+
+
+def complete(chosen: Sequence[Candidate], read: Sequence[Candidate],
+             supplies: Callable[[Candidate], Any], limit: int) -> list[Candidate]:
+    """``chosen`` with up to ``limit`` passages of ``read`` (the reranked head) that supply
+    something none of the chosen does (``supplies``: what a passage supplies, a set, e.g.
+    which of a comparison's two terms it defines) in place of its last passages that
+    supply nothing, in the order read."""
+    covered = set().union(*(supplies(c) for c in chosen))
+    taken = {c.key for c in chosen}
+    spare = [i for i in range(len(chosen) - 1, -1, -1) if not supplies(chosen[i])]
+    extra: list[Candidate] = []
+    for c in read:
+        if len(extra) >= min(limit, len(spare)):
+            break
+        new = set(supplies(c)) - covered if c.key not in taken else set()
+        if new:
+            extra.append(c)
+            covered |= new
+    if not extra:
+        return list(chosen)
+    gone = set(spare[:len(extra)])
+    return [c for i, c in enumerate(chosen) if i not in gone] + extra
 
 
 def promote(ranked: Sequence[Candidate], depth: int, wanted: Callable[[Candidate], bool],
