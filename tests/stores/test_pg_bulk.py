@@ -91,9 +91,12 @@ def _pending_pages(store: PostgresStore, cid: int) -> dict[str, int]:
             "ORDER BY c.relname", (f"chunks_{cid}", f"bm25_{cid}")).fetchall()}
 
 
-def test_every_write_leaves_the_gin_indexes_merged(pg_location):
+def test_writes_leave_the_gin_indexes_merged(pg_location):
     """A GIN index keeps inserts in a pending list that each search reads whole until it
-    is merged; the store merges it after every committed write, bulk or not."""
+    is merged; the store merges it once it has written SETTLE_ROWS chunks since it last
+    did, and when it closes."""
+    from ragd.stores.postgres_write import SETTLE_ROWS
+
     store = PostgresStore(pg_location)
     try:
         store.create_collection("c", "m", 3, {})
@@ -103,12 +106,19 @@ def test_every_write_leaves_the_gin_indexes_merged(pg_location):
                   [Chunk(f"d{i}", j, " ".join(words[(i + j + k) % 9] + str(k) for k in range(40)),
                          tags=(f"t{i}",), metadata={"n": i}) for j in range(3)],
                   np.eye(3)[[0, 1, 2]].astype(np.float32)) for i in range(100)]
-        store.upsert_documents("c", items)
+        assert 3 * len(items) >= SETTLE_ROWS
+        store.upsert_documents("c", items)       # 300 chunks: merged at once
         pending = _pending_pages(store, cid)
         assert len(pending) == 4 and set(pending.values()) == {0}, pending
-        store.upsert_document("c", *items[0])
+        store.upsert_document("c", *items[0])    # 3 chunks: left pending for now
+        assert _pending_pages(store, cid)[f"chunks_{cid}_tsv"] > 0
+        store.upsert_document("c", *items[1])
+    finally:
+        store.close()                            # ... and merged when the store closes
+    store = PostgresStore(pg_location)
+    try:
         assert set(_pending_pages(store, cid).values()) == {0}
-        with store._conn() as conn:   # the same rows written past the store: entries pend
+        with store._conn() as conn:   # rows written past the store: entries pend
             conn.execute(f"CREATE TEMP TABLE x AS SELECT * FROM chunks_{cid}")
             conn.execute("UPDATE x SET chunk_index = chunk_index + 100")
             conn.execute(f"INSERT INTO chunks_{cid} SELECT * FROM x")
@@ -124,6 +134,8 @@ def test_a_writer_that_does_not_own_the_indexes_still_writes(pg_location, caplog
     from urllib.parse import urlsplit, urlunsplit
 
     from psycopg import sql
+
+    from ragd.stores.postgres_write import SETTLE_ROWS
 
     owner = PostgresStore(pg_location)
     role = sql.Identifier(f"w_{uuid.uuid4().hex[:12]}")
@@ -141,17 +153,20 @@ def test_a_writer_that_does_not_own_the_indexes_still_writes(pg_location, caplog
         host = parts.netloc.rpartition("@")[2]
         writer = PostgresStore(urlunsplit(parts._replace(
             netloc=f"{role.as_string(None).strip(chr(34))}@{host}")))
-        try:
-            doc = (DocumentRecord("d", "h"), [Chunk("d", 0, "export licence")],
-                   np.eye(3)[:1].astype(np.float32))
-            with caplog.at_level("WARNING", logger="ragd.store"):
+        doc = (DocumentRecord("d", "h"), [Chunk("d", 0, "export licence")],
+               np.eye(3)[:1].astype(np.float32))
+        many = [(DocumentRecord(f"m{i}", "h"), [Chunk(f"m{i}", 0, "item")],
+                 np.eye(3)[:1].astype(np.float32)) for i in range(SETTLE_ROWS)]
+        with caplog.at_level("WARNING", logger="ragd.store"):
+            try:
                 writer.upsert_documents("c", [doc])
+                writer.upsert_documents("c", many)       # enough to merge: denied
                 writer.upsert_document("c", *doc)
-            assert [h.key for h in writer.lexical_search("c", ["licence"], 5)] == [("d", 0)]
-            warned = [r for r in caplog.records if "autovacuum" in r.getMessage()]
-            assert len(warned) == 1
-        finally:
-            writer.close()
+                assert [h.key for h in writer.lexical_search("c", ["licence"], 5)] == [("d", 0)]
+            finally:
+                writer.close()                           # (asks no more)
+        warned = [r for r in caplog.records if "autovacuum" in r.getMessage()]
+        assert len(warned) == 1
     finally:
         with owner._conn() as conn:
             conn.execute(sql.SQL("DROP OWNED BY {}").format(role))

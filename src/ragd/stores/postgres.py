@@ -461,6 +461,8 @@ class PostgresStore(PgWrites):
             conn.execute(sql.SQL("ANALYZE {}").format(Q.chunk_table(coll.cid)))
 
     def close(self) -> None:
+        if not self._closed:
+            self._settle_all()   # what this store's writes left in the GIN pending lists
         with self._lock:
             self._closed = True
         self._pool.close()

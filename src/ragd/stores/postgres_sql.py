@@ -39,8 +39,9 @@ def settle_gin(cid: int) -> sql.Composed:
     into their trees. A GIN index takes inserts into an unsorted pending list (up to
     ``gin_pending_list_limit``, 4 MB) that every search through it reads whole until
     VACUUM or an overflow merges it: after a bulk write that made a lexical search three
-    times slower (SciFact, 6,922 chunks: p50 22 → 6.5 ms once merged). Run after each
-    committed write, so searches never wait for autovacuum. Needs the indexes' owner."""
+    times slower (SciFact, 6,922 chunks: p50 22 → 6.5 ms once merged). Run after writes
+    (``PgWrites._after_write``), so searches never wait for autovacuum. Needs the indexes'
+    owner."""
     return sql.SQL(
         "SELECT coalesce(sum(gin_clean_pending_list(i.indexrelid)), 0) FROM pg_index i "
         "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
