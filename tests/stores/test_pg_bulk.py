@@ -172,3 +172,24 @@ def test_a_writer_that_does_not_own_the_indexes_still_writes(pg_location, caplog
             conn.execute(sql.SQL("DROP OWNED BY {}").format(role))
             conn.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(role))
         owner.close()
+
+
+def test_closing_with_the_server_gone_skips_the_merge(pg_location, caplog, monkeypatch):
+    """A store with writes left to merge closes without error, and without waiting on the
+    pool, when no connection can be had (the merge is autovacuum's then)."""
+    from psycopg_pool import PoolTimeout
+
+    store = PostgresStore(pg_location)
+    store.create_collection("c", "m", 3, {})
+    store.upsert_document("c", DocumentRecord("d", "h"), [Chunk("d", 0, "export licence")],
+                          np.eye(3)[:1].astype(np.float32))
+    asked: list[float | None] = []
+
+    def gone(timeout=None):
+        asked.append(timeout)
+        raise PoolTimeout("no connection")
+    monkeypatch.setattr(store._pool, "connection", gone)
+    with caplog.at_level("WARNING", logger="ragd.store"):
+        store.close()
+    assert asked and all(t is not None and t <= 5 for t in asked)
+    assert any("not merged on close" in r.getMessage() for r in caplog.records)

@@ -40,6 +40,7 @@ _COPY_SLICE = 512  # chunks whose rows a bulk write builds at a time (bounded me
 _DOC_JSON = json.JSONEncoder(allow_nan=False)  # json.dumps builds an encoder per call
 log = logging.getLogger("ragd.store")
 SETTLE_ROWS = 256          # chunks written by a store between merges of the GIN pending lists
+CLOSE_TIMEOUT = 2.0        # seconds close() waits for a connection to merge them
 STAGING_MAX_AGE = 86400.0  # seconds after which a staged write that never finished is cleared
 
 
@@ -172,17 +173,19 @@ class PgWrites:
         """Merge what this store's writes left pending (before it closes)."""
         for cid in [c for c, n in self.__dict__.get("_unsettled", {}).items() if n > 0]:
             try:
-                self._settle(cid)
-            except StoreError:      # the collection was dropped meanwhile
-                self.__dict__["_unsettled"].pop(cid, None)
+                self._settle(cid, timeout=CLOSE_TIMEOUT)
+            except StoreError as exc:   # the server gone: closing goes on, autovacuum will
+                log.warning("GIN pending lists not merged on close: %s", exc)
+                return
 
-    def _settle(self, cid: int) -> None:
+    def _settle(self, cid: int, timeout: float | None = None) -> None:
         """Merge the collection's GIN pending lists; a role that does not own the indexes
-        leaves them to autovacuum (said once in the log)."""
+        leaves them to autovacuum (said once in the log). ``timeout``: seconds to wait for
+        a pooled connection (None: the pool's own)."""
         self.__dict__.setdefault("_unsettled", {})[cid] = 0
         if self.__dict__.get("_settle_denied"):
             return
-        with self._conn() as conn:
+        with self._errors(), self._pool.connection(timeout=timeout) as conn:
             try:
                 conn.execute(Q.settle_gin(cid))
             except psycopg.errors.InsufficientPrivilege as exc:
