@@ -235,9 +235,9 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     else:
         chosen = [c.evolve(rank=i) for i, c in enumerate(passing[:k], start=1)]
     if prefer is not None and len(passing) > len(chosen):
-        chosen = [c.evolve(rank=i) for i, c in enumerate(
-            complete(chosen, passing[:depth], lambda c: prefer(asked, c), prefer_limit),
-            start=1)]
+        kept = complete(chosen, passing[:depth], lambda c: prefer(asked, c), prefer_limit)
+        if [c.key for c in kept] != [c.key for c in chosen]:
+            chosen = [c.evolve(rank=i) for i, c in enumerate(kept, start=1)]
     return Gathered(tuple(chosen), tuple(pool), tuple(variants), fallback_used, threshold,
                     notes, asked, short)
 
