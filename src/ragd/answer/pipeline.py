@@ -144,12 +144,16 @@ def _defining() -> Callable[[str, Candidate], frozenset[int]]:
     """Which of the things the question asks to define a passage plainly defines (their
     positions in :func:`definition_subjects`; empty: none)."""
     subjects: dict[str, list[list[str]]] = {}
+    found: dict[tuple[str, Any], frozenset[int]] = {}   # retrieval and context ask again
 
     def test(question: str, c: Candidate) -> frozenset[int]:
         if question not in subjects:
             subjects[question] = definition_subjects(question)
-        return frozenset(i for i, subject in enumerate(subjects[question])
-                         if defines_in(c.text, [subject]))
+        if (question, c.key) not in found:
+            found[question, c.key] = frozenset(
+                i for i, subject in enumerate(subjects[question])
+                if defines_in(c.text, [subject]))
+        return found[question, c.key]
     return test
 
 

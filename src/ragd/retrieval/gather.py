@@ -248,9 +248,10 @@ def complete(chosen: Sequence[Candidate], read: Sequence[Candidate],
     something none of the chosen does (``supplies``: what a passage supplies, a set, e.g.
     which of a comparison's two terms it defines) in place of its last passages that
     supply nothing, in the order read."""
-    covered = set().union(*(supplies(c) for c in chosen))
+    given = [set(supplies(c)) for c in chosen]
+    covered = set().union(*given)
     taken = {c.key for c in chosen}
-    spare = [i for i in range(len(chosen) - 1, -1, -1) if not supplies(chosen[i])]
+    spare = [i for i in range(len(chosen) - 1, -1, -1) if not given[i]]
     extra: list[Candidate] = []
     for c in read:
         if len(extra) >= min(limit, len(spare)):

@@ -155,13 +155,12 @@ class PgWrites:
         :data:`SETTLE_ROWS` chunks since it last did (and when it closes): a merge per
         one-document write cost 2 ms of its ~10, and a few hundred chunks' entries pending
         cost a search well under a millisecond."""
-        reweighted = False
         if drifted:
             with self._conn() as conn:
-                if pg_bm25.drifted(conn, coll.cid, coll.info.config):
+                drifted = pg_bm25.drifted(conn, coll.cid, coll.info.config)
+                if drifted:
                     pg_bm25.reweight(conn, coll.cid, coll.info.config)
-                    reweighted = True
-        if reweighted:          # every weight row written again
+        if drifted:             # reweighted: every weight row written again
             self._settle(coll.cid)
             return
         unsettled: dict[int, int] = self.__dict__.setdefault("_unsettled", {})
