@@ -207,3 +207,18 @@ def test_a_term_asked_in_short_is_answered_with_its_definition(pharma, tmp_path)
     b = answer(golden.question, pharma, profile=load_profile(plain)).to_dict()
     assert b["status"] == "answered"
     assert not any(s["text"].startswith("(7) Electronic signature means") for s in b["sentences"])
+
+
+def test_a_thing_the_documents_define_by_its_acronym_is_answered_with_that_definition(pharma):
+    """ph-p003 asks "ICH Q13 continuous manufacturing?": the guideline introduces "(CM)" and
+    then says what it is in a sentence opening with the acronym ("CM involves the
+    continuous feeding of ..."), in a passage only the lexical search finds (its cosine read
+    from the store passes the threshold). That sentence leads the answer, cited to page 6."""
+    golden = {g.id: g for g in load_golden(PERTURB)}["ph-p003"]
+    a = answer(golden.question, pharma).to_dict()
+    assert a["status"] == "answered"
+    assert a["trace"]["read_as"] == "ICH Q13 continuous manufacturing (CM)?"
+    first = a["sentences"][0]
+    assert first["text"].startswith("CM involves the continuous feeding of input materials")
+    assert [(c["pdf"], c["page"]) for c in first["citations"]] == [
+        ("ICH_Q13_Step4_Guideline_2022_1116.pdf", 6)]

@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 
 from ragd.analysis import analyze
 from ragd.answer.extractive import synthesize
+from ragd.answer.extractive import defines_in
 from ragd.answer.shapes import (compared_subjects, defined_term, defines, definition_subject,
-                                definition_subjects, glossary, is_heading, lead)
+                                definition_subjects, described_term, glossary, is_heading, lead)
 from ragd.answer.terms import question_terms, weights
 from ragd.answer.types import Evidence, Fact
 
@@ -286,6 +287,38 @@ def test_a_subject_written_with_e_dash_is_also_read_spelt_out():
     assert definition_subjects("vitamin e?") == [["vitamin", "e"]]   # no prefix: as written
 
 
+def test_a_subjects_acronym_in_parentheses_is_a_subject_too():
+    # as a user writes it, or as retrieval reads it from the documents ("read as")
+    assert definition_subjects("ICH Q13 continuous manufacturing (CM)?") == [
+        ["continu", "manufactur"], ["cm"]]
+    assert definition_subjects("What is an e-signature (ES)?") == [
+        ["e", "signatur"], ["electron", "signatur"], ["es"]]
+    # an acronym outside the subject (in a qualifier) is not the subject's
+    assert definition_subjects("what is RTD in continuous manufacturing (CM)") == [["rtd"]]
+    # no subject, no acronym; a parenthesis of lower case is no acronym
+    assert definition_subjects("what is (CM)") == []
+    assert definition_subjects("What is a batch (see below)?") == [["batch"]]
+
+
+def test_a_description_of_what_a_thing_involves_defines_it_when_it_opens_the_sentence():
+    text = ("1.2. Scope This guideline applies to CM of drug substances. CM involves the "
+            "continuous feeding of input materials into, and the concomitant removal of "
+            "output materials from, a manufacturing process. While this description may "
+            "apply to a unit operation, this guideline focuses on integrated systems.")
+    assert described_term("CM involves the continuous feeding of input materials.") == ["cm"]
+    assert described_term("The reserve sample consists of at least twice the quantity.") == [
+        "reserv", "sampl"]
+    assert defines("CM involves the continuous feeding of input materials.", ["cm"])
+    assert defines_in(text, [["cm"]]) and not defines_in(text, [["continu", "manufactur"]])
+    # not what opens the sentence, or a long opening: no description of the subject
+    assert not defines("The change involves the CM process.", ["cm"])
+    assert described_term("This should involve the qualified person.") == []
+    assert described_term("Each of the many various different unit operations of the "
+                          "process involves a transformation.") == []
+    # a plain definition is still no mere description
+    assert defined_term("CM involves the continuous feeding.") == []
+
+
 def test_a_glossary_entrys_parenthesis_is_an_abbreviation_not_a_note():
     assert defined_term("Critical Quality Attribute (CQA): A physical property.") == [
         "critic", "qualiti", "attribut"]
@@ -429,6 +462,8 @@ def test_property_a_comparison_names_two_different_things_or_none(words):
     assert all(subjects)
     base = pair or subjects[:1]
     assert subjects[:len(base)] == base
-    # beyond them: a side read with the other's head noun, or a subject's "e-" spelt out
+    # beyond them: a side read with the other's head noun, a subject's "e-" spelt out, or
+    # an acronym the question writes in parentheses
     for extra in subjects[len(base):]:
-        assert (len(extra) == 2 and [extra[0]] in pair) or "electron" in extra
+        assert ((len(extra) == 2 and [extra[0]] in pair) or "electron" in extra
+                or (len(extra) == 1 and f"({extra[0]})" in question.lower()))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragd.retrieval.acronyms import (acronym_of, annotate, best_long_form, candidates, long_forms,
-                                     short_forms)
+from ragd.retrieval.acronyms import (acronym_of, annotate, annotate_synonyms, best_long_form,
+                                     candidates, long_forms, short_forms)
 
 
 @pytest.mark.parametrize(("text", "acronym", "forms"), [
@@ -102,3 +102,17 @@ def test_property_annotating_only_adds_acronyms_the_texts_define(query_words, te
     for acronym, form in found.items():
         assert acronym.isupper() and acronym not in query.upper().split()
         assert any(form in long_forms(" ".join(t), acronym) for t in texts)
+
+
+def test_a_synonym_an_expansion_rule_reads_as_a_long_form_takes_its_acronym():
+    rules = {"continuous processing": ["continuous manufacturing", "ICH Q13"]}
+    forms = {"CM": "continuous manufacturing"}
+    assert annotate_synonyms("what does ICH say about continuous processing of drugs", forms,
+                             rules) == "what does ICH say about continuous processing (CM) of drugs"
+    # the long form itself: annotated once, as annotate does
+    assert annotate_synonyms("continuous manufacturing or continuous processing?", forms,
+                             rules) == "continuous manufacturing (CM) or continuous processing?"
+    # no rule reading the phrase as that long form, or no such phrase: as annotate leaves it
+    assert annotate_synonyms("continuous processing", {"BM": "batch manufacturing"},
+                             rules) == "continuous processing"
+    assert annotate_synonyms("batch processing", forms, rules) == "batch processing"

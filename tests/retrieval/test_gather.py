@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from ragd import Document
 from ragd.errors import UsageError
-from ragd.retrieval.gather import complete, expand, merge, name_matches, promote, scope_values
+from ragd.ingest.pipeline import ingest_documents
+from ragd.retrieval.gather import (admit, complete, expand, merge, name_matches, promote,
+                                   scope_values)
 from ragd.types import Candidate
 
 
@@ -84,3 +87,30 @@ def test_complete_brings_what_the_selection_lacks_in_place_of_what_supplies_noth
     out = complete([cand("c1", "-"), cand("c2", "-"), cand("c3", "-")],
                    [cand("r0", "-"), cand("r4", "AB"), cand("r2", "B")], what, 2)
     assert [c.doc_id for c in out] == ["c1", "c2", "r4"]
+
+
+def test_admit_reads_the_cosine_of_a_wanted_passage_only_the_lexical_search_found(
+        toy_collection):
+    ingest_documents([Document("a", "export license items"), Document("b", "export items"),
+                      Document("c", "apple banana"), Document("d", "export license")],
+                     toy_collection)
+    q = "export license"
+    def cand(doc: str, rank: int, cosine: float | None) -> Candidate:
+        return Candidate(doc_id=doc, chunk_index=0, text=doc, score=1 / rank, rank=rank,
+                         vector_score=cosine)
+    passing = [cand("b", 1, 0.5)]
+    pool = [passing[0], cand("a", 2, None), cand("c", 3, None), cand("d", 4, None)]
+    wanted = lambda c: c.doc_id in ("a", "c")  # noqa: E731
+    got = admit(passing, pool, wanted, 0.2, [q], toy_collection)
+    # a (wanted, similar) is admitted with its cosine, in the pool's order; c (wanted, no
+    # similarity) stays out; d (similar, not wanted) is not read at all
+    assert [c.doc_id for c in got] == ["b", "a"]
+    vector = toy_collection.embed_query(q)
+    with toy_collection.store.snapshot(toy_collection.name) as snap:
+        expected = snap.cosines(vector, [("a", 0)])[("a", 0)]
+    assert got[1].vector_score == pytest.approx(expected) and expected > 0.2
+    # the best cosine over the queries searched; nothing wanted: passing unchanged
+    assert admit(passing, pool, wanted, 0.2, ["apple", q], toy_collection)[1].doc_id == "a"
+    assert admit(passing, pool, lambda c: False, 0.2, [q], toy_collection) == passing
+    assert [c.doc_id for c in admit(passing, pool, wanted, 0.0, ["apple banana"],
+                                    toy_collection)] == ["b", "a", "c"]

@@ -144,6 +144,24 @@ def test_vector_search_is_exact_and_breaks_ties_by_key(coll):
     assert [h.doc_id for h in tied] == ["tie-a", "tie-b"]
 
 
+def test_cosines_of_named_chunks_equal_the_vector_searchs_scores(coll):
+    rng = np.random.default_rng(11)
+    for i in range(12):
+        write(coll, f"d{i:02d}", [f"text {i}", f"more {i}"],
+              [unit(*rng.normal(size=3)), unit(*rng.normal(size=3))])
+    q = unit(0.5, -0.1, 0.8)
+    scored = {h.key: h.score for h in coll.vector_search("c", q, 24)}
+    keys = [("d03", 1), ("d07", 0), ("d11", 1), ("missing", 0), ("d03", 9)]
+    with coll.snapshot("c") as snap:
+        got = snap.cosines(q, keys)
+        assert snap.cosines(q, []) == {}
+        with pytest.raises(UsageError):
+            snap.cosines(unit(1, 0), keys[:1])        # another dimension
+    assert set(got) == {("d03", 1), ("d07", 0), ("d11", 1)}     # missing keys left out
+    for key, cosine in got.items():
+        assert cosine == pytest.approx(scored[key], abs=1e-5)
+
+
 def test_cache_follows_own_and_foreign_writes(coll, store_location):
     write(coll, "a", ["apple"], [unit(1, 0, 0)])
     assert [h.doc_id for h in coll.vector_search("c", unit(0, 1, 0), 5)] == ["a"]

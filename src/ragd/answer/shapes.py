@@ -41,8 +41,11 @@ _DEFINES = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?"
                       r"(?:the\s+(?:terms?|expressions?|words?)\s+)?"
                       r"(?P<head>.{0,120}?)\s*(?:\([^)]{1,20}\)\s*)?"
                       r"(?P<verb>(?<![^\W\d_])(?:means|shall\s+mean|is\s+defined\s+as|refers\s+to|"
-                      r"includes|include|is|are)|:|–|—|-)\s", re.I)
-_WEAK = frozenset({"includes", "include", "is", "are", "-"})
+                      r"includes|include|is|are|involves|consists\s+of|comprises)|:|–|—|-)\s",
+                      re.I)
+# verbs that define only when the term asked about opens the sentence, nearly alone
+# ("CM involves the continuous feeding of ...": what continuous manufacturing is)
+_WEAK = frozenset({"includes", "include", "is", "are", "involves", "comprises", "-"})
 _DASHES = frozenset({"-", "–", "—"})
 # what follows a dash in a heading: words in title case ("General Points"), not a definition
 # ("An evaluation, conducted ...", "the multidimensional combination ...")
@@ -53,6 +56,12 @@ def definition_subject(question: str) -> list[str]:
     """The analysed terms of what a definitional question asks to define ("What is an
     electronic signature under 21 CFR Part 11?", or in keywords "electronic signature
     definition under 21 CFR Part 11" -> electron, signatur), else []."""
+    return _definition_subject(question)[0]
+
+
+def _definition_subject(question: str) -> tuple[list[str], list[str]]:
+    """:func:`definition_subject`, and the acronyms the subject names in parentheses
+    ("continuous manufacturing (CM)": CM), each as its analysed term."""
     m = _DEFINE_Q.match(question.strip())
     if m:
         subject = m.group("mean") or m.group("how") or m.group("rest")
@@ -60,16 +69,23 @@ def definition_subject(question: str) -> list[str]:
         m = _DEFINE_KEYWORDS.match(question.strip())
         subject = m.group("subject") if m else _named_thing(question)
         if not subject:
-            return []
+            return [], []
     subject = re.sub(r"^(?:an?|the)\s+", "", subject.strip().rstrip("?. "), flags=re.I)
     subject = re.sub(r"^(?:the\s+)?(?:term|expression|word|phrase)s?\s+(?=\S)", "", subject,
                      flags=re.I)                  # "define the term batch": batch
     subject = _QUALIFIER.sub("", subject)
+    acronyms = [analyze(a) for a in _ACRONYM_AFTER.findall(subject)]
     subject = re.sub(r"\([^)]*\)", " ", subject)
     if _ANOTHER_QUESTION.search(subject):
-        return []            # "the purpose of X and how is it structured": no term to define
+        return [], []        # "the purpose of X and how is it structured": no term to define
     terms = analyze(subject)
-    return terms if len(terms) <= KEYWORD_WORDS else []
+    if not terms or len(terms) > KEYWORD_WORDS:
+        return [], []
+    return terms, [a[0] for a in acronyms if len(a) == 1 and a != terms]
+
+
+# an acronym in parentheses: "(CM)", "(OOS)", "(CQAs)"
+_ACRONYM_AFTER = re.compile(r"\(\s*([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*s?)\s*\)")
 
 
 # a second question run into the first: what follows is no term
@@ -120,8 +136,11 @@ def definition_subjects(question: str) -> list[list[str]]:
         shared = [[*one, many[-1]] for one, many in (pair, pair[::-1])
                   if len(one) == 1 and len(many) > 1 and many[-1] != one[0]]
         return _spelt_out(pair + [s for s in shared if s not in pair])
-    one = definition_subject(question)
-    return _spelt_out([one] if one else [])
+    one, acronyms = _definition_subject(question)
+    # the subject's acronym, as a user writes it or :mod:`ragd.retrieval.acronyms` reads it
+    # from the documents ("continuous manufacturing (CM)"), is a subject too: a document,
+    # once it has introduced it, goes on to define the thing by it ("CM involves ...")
+    return _spelt_out([one] if one else []) + [[a] for a in dict.fromkeys(acronyms)]
 
 
 def _spelt_out(subjects: list[list[str]]) -> list[list[str]]:
@@ -195,7 +214,7 @@ def _defines(sentence: str, subject: Sequence[str]) -> bool:
         m = None                 # "Retention Samples – General Points 8.1 ...": a heading
     if m:
         head = analyze(m.group("head"))
-        if m.group("verb").lower() in _WEAK:
+        if re.sub(r"\s+", " ", m.group("verb").lower()) in _WEAK | {"consists of"}:
             # "X is ...", "X includes ...": X itself opens it ("OOS results include ...",
             # not "The rationales for the ECs are ..." nor "... if the design space is")
             if head and set(head[:len(subject)]) == wanted and len(head) <= len(subject) + 1:
@@ -245,6 +264,25 @@ def _defined_term(sentence: str) -> list[str]:
                 return head
     head = analyze(_caps_head(sentence))
     return head if len(head) <= TERM_WORDS else []
+
+
+_DESCRIBES = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?(?P<head>[^,;:.()]{1,60}?)\s*"
+                        r"(?:\([^)]{1,20}\)\s*)?(?<![^\W\d_])(?:involves|consists\s+of|comprises)\s",
+                        re.I)
+
+
+def described_term(sentence: str) -> list[str]:
+    """The analysed terms of the term a sentence opens by saying what it consists of ("CM
+    involves the continuous feeding of ...", "The reserve sample consists of ..."), at its
+    start or after a colon's lead-in, else []: a description that serves as a definition
+    where a document gives no other, weaker than :func:`defined_term`."""
+    for clause in clauses(sentence):
+        m = _DESCRIBES.match(clause)
+        if m:
+            head = analyze(m.group("head"))
+            if 0 < len(head) <= TERM_WORDS:
+                return head
+    return []
 
 
 # a glossary entry whose term stands in title case before a colon: "Design Space: The ..."

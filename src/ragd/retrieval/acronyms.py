@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from ..text import STOPWORDS
 
@@ -152,5 +152,24 @@ def annotate(query: str, forms: dict[str, str]) -> str:
     return query
 
 
-__all__ = ["acronym_of", "annotate", "best_long_form", "candidates", "long_forms",
+def annotate_synonyms(query: str, forms: dict[str, str],
+                      rules: Mapping[str, Sequence[str]]) -> str:
+    """:func:`annotate`, and a phrase of the query that an expansion rule reads as a long
+    form (``rules``: phrase -> terms, e.g. "continuous processing" -> "continuous
+    manufacturing") followed by that long form's acronym too ("continuous processing
+    (CM)"): the documents write the acronym, the question a synonym of what it stands for."""
+    query = annotate(query, forms)
+    for phrase, terms in rules.items():
+        said = {t.lower() for t in terms}
+        for acronym, form in forms.items():
+            if form.lower() not in said or re.search(rf"\({re.escape(acronym)}\)", query):
+                continue
+            words = [re.escape(w) for w in phrase.split()]
+            m = re.search(r"\b" + r"[\s-]+".join(words) + r"\b", query, re.I)
+            if m:
+                query = f"{query[:m.end()]} ({acronym}){query[m.end():]}"
+    return query
+
+
+__all__ = ["acronym_of", "annotate", "annotate_synonyms", "best_long_form", "candidates", "long_forms",
            "short_forms"]

@@ -54,7 +54,7 @@ from .mmr import mmr
 from .rerank import rerank
 from .retrieve import retrieve
 from .threshold import relevance as relevance_of
-from .acronyms import annotate, short_forms as find_short_forms
+from .acronyms import annotate, annotate_synonyms, short_forms as find_short_forms
 from .focus import focus
 from .variants import learn
 
@@ -222,7 +222,11 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
             fallback_used, threshold = True, fb_min
     depth = int(settings.get("rerank_depth", 20)) if settings.get("rerank") else k
     # corrected, naming its acronyms; a long question's ask alone (``focus_words``)
-    asked = annotate(focus(learned.corrected, int(settings.get("focus_words", 0))), short)
+    asked = annotate_synonyms(focus(learned.corrected, int(settings.get("focus_words", 0))),
+                              short, rules)
+    if prefer is not None and gated and kind == "cosine":
+        passing = admit(passing, pool, lambda c: bool(prefer(asked, c)), threshold,
+                        variants, coll)
     if prefer is not None and len(passing) > depth:
         passing = promote(passing, depth, lambda c: prefer(asked, c), prefer_limit)
     if settings.get("rerank") and passing:   # the best of the passing, re-scored first
@@ -240,6 +244,28 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
             chosen = [c.evolve(rank=i) for i, c in enumerate(kept, start=1)]
     return Gathered(tuple(chosen), tuple(pool), tuple(variants), fallback_used, threshold,
                     notes, asked, short)
+
+
+def admit(passing: Sequence[Candidate], pool: Sequence[Candidate],
+          wanted: Callable[[Candidate], bool], threshold: float, queries: Sequence[str],
+          coll: Collection) -> list[Candidate]:
+    """``passing`` with the wanted candidates of ``pool`` that only the lexical search
+    found (no cosine, so they could not pass a threshold on it), once their cosine, read
+    from the store (the best with the ``queries`` searched, as :func:`merge` keeps), reaches
+    ``threshold``; in the pool's order. Only wanted ones: letting every such passage
+    compete changes which passages the reranker reads for every question."""
+    taken = {c.key for c in passing}
+    lacking = [c for c in pool if c.vector_score is None and c.key not in taken and wanted(c)]
+    if not lacking:
+        return list(passing)
+    best: dict[tuple[str, int], float] = {}
+    with coll.store.snapshot(coll.name) as snap:
+        for vector in coll.embed_queries(list(queries)):
+            for key, cosine in snap.cosines(vector, [c.key for c in lacking]).items():
+                best[key] = max(cosine, best.get(key, cosine))
+    admitted = [c.evolve(vector_score=best[c.key]) for c in lacking
+                if best.get(c.key, -1.0) >= threshold]
+    return sorted([*passing, *admitted], key=lambda c: c.rank)
 
 
 def complete(chosen: Sequence[Candidate], read: Sequence[Candidate],

@@ -116,6 +116,11 @@ class Snapshot(Protocol):
 
     def get_chunks(self, keys: Sequence[Key]) -> dict[Key, StoredChunk]: ...
 
+    def cosines(self, query: np.ndarray, keys: Sequence[Key]) -> dict[Key, float]:
+        """The cosine of ``query`` with each stored chunk of ``keys`` (missing keys left out):
+        the similarity of a chunk that only the lexical search found."""
+        ...
+
 
 @runtime_checkable
 class Store(Protocol):

@@ -77,6 +77,16 @@ class PgSnapshot:
                 self._idle.append(conn)
                 self._lock.notify()
 
+    def _query_vector(self, query: np.ndarray) -> np.ndarray:
+        dims = self._coll.info.embed_dims
+        q = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
+        if q.shape[0] != dims:
+            raise UsageError(f"query vector has {q.shape[0]} dims; collection "
+                             f"{self.collection!r} has {dims}")
+        if not np.isfinite(q).all():
+            raise UsageError("query vector contains NaN or infinity")
+        return q
+
     # -- searches ----------------------------------------------------------------------
     def vector_search(self, query: np.ndarray, limit: int, filters: Filters = NO_FILTERS, *,
                       ef_search: int | None = None, exact: bool | None = None) -> list[Hit]:
@@ -84,12 +94,7 @@ class PgSnapshot:
         query; ``exact`` forces (True) or forbids (False) the exact path."""
         coll, options = self._coll, self.store.options
         dims = coll.info.embed_dims
-        q = np.ascontiguousarray(query, dtype=np.float32).reshape(-1)
-        if q.shape[0] != dims:
-            raise UsageError(f"query vector has {q.shape[0]} dims; collection "
-                             f"{self.collection!r} has {dims}")
-        if not np.isfinite(q).all():
-            raise UsageError("query vector contains NaN or infinity")
+        q = self._query_vector(query)
         if limit <= 0:
             return []
         where, params = Q.filter_sql(filters)
@@ -163,6 +168,20 @@ class PgSnapshot:
         return [(r[0], int(r[1])) for r in rows]
 
     # -- reading -----------------------------------------------------------------------
+    def cosines(self, query: np.ndarray, keys: Sequence[Key]) -> dict[Key, float]:
+        q = self._query_vector(query)
+        keys = [k for k in dict.fromkeys(keys) if not holds_nul(k[0])]
+        if not keys:
+            return {}
+        with self._connection() as conn:
+            rows = conn.execute(sql.SQL(
+                "SELECT c.doc_id, c.chunk_index, 1 - (c.embedding <=> %s) "
+                "FROM unnest(%s::text[], %s::int[]) AS k(doc_id, idx) "
+                "JOIN {t} c ON c.doc_id = k.doc_id COLLATE \"C\" AND c.chunk_index = k.idx"
+            ).format(t=Q.chunk_table(self._coll.cid)),
+                (q, [k[0] for k in keys], [int(k[1]) for k in keys])).fetchall()
+        return {(r[0], int(r[1])): float(r[2]) for r in rows}
+
     def get_chunks(self, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
         keys = [k for k in dict.fromkeys(keys) if not holds_nul(k[0])]
         if not keys:

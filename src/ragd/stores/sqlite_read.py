@@ -66,15 +66,19 @@ class SQLiteSnapshot:
             f"SELECT c.id FROM chunks c WHERE c.collection_id = ? AND {where}",
             [self._cid, *params])], dtype=np.int64)
 
+    def _query_vector(self, query: np.ndarray) -> np.ndarray:
+        query = np.asarray(query, dtype=np.float32).reshape(-1)
+        if query.shape[0] != self.info.embed_dims:
+            raise UsageError(f"query vector has {query.shape[0]} dims; collection "
+                             f"{self.collection!r} has {self.info.embed_dims}")
+        return query
+
     # -- searches ----------------------------------------------------------------------
     def vector_search(self, query: np.ndarray, limit: int, filters: Filters = NO_FILTERS, *,
                       exact: bool | None = None, ef_search: int | None = None) -> list[Hit]:
         """Top ``limit`` by cosine: exactly, or through the collection's graph (see
         :mod:`ragd.stores.sqlite_ann` for which, and for ``exact`` and ``ef_search``)."""
-        query = np.asarray(query, dtype=np.float32).reshape(-1)
-        if query.shape[0] != self.info.embed_dims:
-            raise UsageError(f"query vector has {query.shape[0]} dims; collection "
-                             f"{self.collection!r} has {self.info.embed_dims}")
+        query = self._query_vector(query)
         if limit <= 0:
             return []
         if not filters and exact is not True:
@@ -146,6 +150,24 @@ class SQLiteSnapshot:
                 for row in rows:
                     chunk = chunk_from_row(row)
                     out[chunk.key] = StoredChunk(chunk, row[14])
+        return out
+
+    def cosines(self, query: np.ndarray, keys: Sequence[Key]) -> dict[Key, float]:
+        query = self._query_vector(query)
+        ordered = sorted(set(keys))
+        out: dict[Key, float] = {}
+        with self._lock:
+            for start in range(0, len(ordered), 400):
+                part = ordered[start:start + 400]
+                rows = self._rows(
+                    f"WITH k(doc_id, chunk_index) AS (VALUES {','.join(['(?, ?)'] * len(part))}) "
+                    "SELECT c.doc_id, c.chunk_index, c.embedding FROM k JOIN chunks c "
+                    "ON c.collection_id = ? AND c.doc_id = k.doc_id "
+                    "AND c.chunk_index = k.chunk_index",
+                    [*(v for key in part for v in key), self._cid])
+                for doc_id, index, blob in rows:
+                    vector = np.frombuffer(blob, dtype=np.float32)
+                    out[(doc_id, int(index))] = float(vector @ query)
         return out
 
     def search_texts(self) -> list[str]:
