@@ -300,6 +300,18 @@ def test_a_subjects_acronym_in_parentheses_is_a_subject_too():
     assert definition_subjects("What is a batch (see below)?") == [["batch"]]
 
 
+def test_what_a_document_says_about_a_thing_asks_first_what_it_is():
+    assert definition_subjects("What does EU GMP say about retention samples?") == [
+        ["retent", "sampl"]]
+    assert definition_subjects("what does ICH say about continuous processing (CM) of drug "
+                               "products") == [["continu", "process", "drug", "product"], ["cm"]]
+    assert definition_subjects("What does Section 437 CrPC say about bail in non-bailable "
+                               "offences?") == [["bail"]]
+    # a second question, or no document saying: no term to define
+    assert definition_subjects("what does the guidance say about how to investigate it") == []
+    assert definition_subjects("what do you say about that") == []
+
+
 def test_a_description_of_what_a_thing_involves_defines_it_when_it_opens_the_sentence():
     text = ("1.2. Scope This guideline applies to CM of drug substances. CM involves the "
             "continuous feeding of input materials into, and the concomitant removal of "

@@ -27,7 +27,9 @@ def fragment(sentence: str) -> bool:
 _DEFINE_Q = re.compile(
     r"^\s*(?:what(?:\s+(?:is|are|r)|['’]s)\s+(?:meant\s+by\s+)?|whats\s+|define\s+|definition\s+of\s+|"
     r"what\s+does\s+(?P<mean>.+?)\s+(?:mean|stand\s+for)\b|"
-    r"how\s+(?:does|do)\s+.+?\s+define\s+|how\s+(?:is|are)\s+(?P<how>.+?)\s+defined\b)"
+    r"how\s+(?:does|do)\s+.+?\s+define\s+|how\s+(?:is|are)\s+(?P<how>.+?)\s+defined\b|"
+    # "what does ICH say about continuous processing": what it is comes first
+    r"what\s+(?:does|do)\s+.+?\s+(?:say|state)\s+(?:about|on|regarding)\s+)"
     r"(?P<rest>.*)$", re.I)
 _DEFINE_KEYWORDS = re.compile(
     r"^\s*(?!(?:what|how|why|when|where|which|who|whom|whose|is|are|does|do|did|can|could|"
