@@ -231,6 +231,13 @@ def test_large_dimensions_use_halfvec_or_exact_search(pg_location):
                                       [chunk(f"d{i}", f"t{i}")], vectors[i:i + 1])
             assert store.stats(name)["vector_index"]["kind"] == kind
             assert store.vector_search(name, vectors[2], 1)[0].doc_id == "d2"
+            # a chunk's cosine read by key is the search's own (half precision on halfvec)
+            q = rng.normal(size=dims).astype(np.float32)
+            scored = {h.key: h.score for h in store.vector_search(name, q, 3)}
+            with store.snapshot(name) as snap:
+                got = snap.cosines(q, list(scored))
+            assert got.keys() == scored.keys()
+            assert all(abs(got[k] - scored[k]) < 1e-6 for k in scored), (got, scored)
     finally:
         store.close()
 

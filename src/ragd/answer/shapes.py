@@ -29,7 +29,7 @@ _DEFINE_Q = re.compile(
     r"what\s+does\s+(?P<mean>.+?)\s+(?:mean|stand\s+for)\b|"
     r"how\s+(?:does|do)\s+.+?\s+define\s+|how\s+(?:is|are)\s+(?P<how>.+?)\s+defined\b|"
     # "what does ICH say about continuous processing": what it is comes first
-    r"what\s+(?:does|do)\s+.+?\s+(?:say|state)\s+(?:about|on|regarding)\s+)"
+    r"what\s+(?:does|do)\s+.+?\s+(?:say|state)\s+(?:about|regarding)\s+)"
     r"(?P<rest>.*)$", re.I)
 _DEFINE_KEYWORDS = re.compile(
     r"^\s*(?!(?:what|how|why|when|where|which|who|whom|whose|is|are|does|do|did|can|could|"
@@ -47,7 +47,8 @@ _DEFINES = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?"
                       re.I)
 # verbs that define only when the term asked about opens the sentence, nearly alone
 # ("CM involves the continuous feeding of ...": what continuous manufacturing is)
-_WEAK = frozenset({"includes", "include", "is", "are", "involves", "comprises", "-"})
+_WEAK = frozenset({"includes", "include", "is", "are", "involves", "consists of", "comprises",
+                   "-"})
 _DASHES = frozenset({"-", "–", "—"})
 # what follows a dash in a heading: words in title case ("General Points"), not a definition
 # ("An evaluation, conducted ...", "the multidimensional combination ...")
@@ -76,7 +77,8 @@ def _definition_subject(question: str) -> tuple[list[str], list[str]]:
     subject = re.sub(r"^(?:the\s+)?(?:term|expression|word|phrase)s?\s+(?=\S)", "", subject,
                      flags=re.I)                  # "define the term batch": batch
     subject = _QUALIFIER.sub("", subject)
-    acronyms = [analyze(a) for a in _ACRONYM_AFTER.findall(subject)]
+    acronyms = [analyze(a) for a in _ACRONYM_AFTER.findall(subject)
+                if sum(ch.isupper() for ch in a) >= 2]
     subject = re.sub(r"\([^)]*\)", " ", subject)
     if _ANOTHER_QUESTION.search(subject):
         return [], []        # "the purpose of X and how is it structured": no term to define
@@ -87,7 +89,7 @@ def _definition_subject(question: str) -> tuple[list[str], list[str]]:
 
 
 # an acronym in parentheses: "(CM)", "(OOS)", "(CQAs)"
-_ACRONYM_AFTER = re.compile(r"\(\s*([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*s?)\s*\)")
+_ACRONYM_AFTER = re.compile(r"\(\s*([A-Z][A-Za-z0-9]{1,11})\s*\)")   # two capitals or more
 
 
 # a second question run into the first: what follows is no term
@@ -193,7 +195,10 @@ LEAD_INS = 2             # clauses after a colon tried as a definition's start
 def clauses(sentence: str) -> list[str]:
     """The sentence, then what follows each of its first colons that open a capitalised
     clause: a definition introduced by a lead-in ("Samples may therefore fall into two
-    categories: Reference sample: a sample of ..." -> "Reference sample: a sample of ...")."""
+    categories: Reference sample: a sample of ..." -> "Reference sample: a sample of ...").
+    Runs of white space are read as one space (a PDF's text keeps them), which also keeps
+    the definition patterns, whose parts may each match white space, linear."""
+    sentence = " ".join(sentence.split())
     return [sentence] + [sentence[m.end():] for m in
                          itertools.islice(_LEAD_IN.finditer(sentence), LEAD_INS)]
 
@@ -205,7 +210,9 @@ def defines(sentence: str, subject: Sequence[str]) -> bool:
     whose term stands in capitals before its definition: "QUALITY RISK MANAGEMENT (QRM) A
     systematic process for ...", or a glossary's term standing alone as a sentence before
     the one defining it: "Data integrity risk assessment (DIRA)."), at its start or after a
-    lead-in ending in a colon (:func:`clauses`)."""
+    lead-in ending in a colon (:func:`clauses`). With a weak verb ("is", "are", "includes",
+    "involves", "consists of", "comprises", a dash) the subject must open the sentence
+    nearly alone ("CM involves the continuous feeding of ...")."""
     return bool(subject) and any(_defines(clause, subject) for clause in clauses(sentence))
 
 
@@ -216,7 +223,7 @@ def _defines(sentence: str, subject: Sequence[str]) -> bool:
         m = None                 # "Retention Samples – General Points 8.1 ...": a heading
     if m:
         head = analyze(m.group("head"))
-        if re.sub(r"\s+", " ", m.group("verb").lower()) in _WEAK | {"consists of"}:
+        if re.sub(r"\s+", " ", m.group("verb").lower()) in _WEAK:
             # "X is ...", "X includes ...": X itself opens it ("OOS results include ...",
             # not "The rationales for the ECs are ..." nor "... if the design space is")
             if head and set(head[:len(subject)]) == wanted and len(head) <= len(subject) + 1:

@@ -31,7 +31,9 @@ written here.
   accepted only when the best chunk reaches it and the best chunk's ``fallback.match_field``
   (a file name) matches the query's keywords or a doc hint of the query
   (``fallback.hints``: phrase → name fragments); then the chunks at or over it pass and
-  ``fallback_used`` is set.
+  ``fallback_used`` is set. A chunk only the lexical search found has no cosine (it was
+  not among the vector search's best): with ``prefer`` (below), the ones it wants have
+  their cosine read from the store and pass when it reaches the threshold (:func:`admit`).
 * **Rerank** (``retrieval.rerank``: a registered reranker, ``rerank_depth``,
   ``rerank_tokens``, ``rerank_context``): the best passing chunks re-scored by the model
   (reading each chunk's context line too), best first.
@@ -166,7 +168,9 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
 
     ``settings`` is the profile's ``[retrieval]``; ``plan`` the plan each search runs
     (its ``k`` is the pool searched); ``scope`` the profile's ``[scope]``. ``prefer``
-    (the corrected query, a passage) marks passages the caller wants read: up to
+    (the corrected query, a passage) marks passages the caller wants read: a wanted one
+    only the lexical search found passes a threshold on cosine by its cosine read from the
+    store (:func:`admit`); up to
     ``prefer_limit`` passing ones ranked below the head (the reranked depth, else ``k``)
     take the head's last places, so the reranker reads them; and up to as many of the head
     that supply what no selected passage does (``prefer`` may return a set: which of the
@@ -225,8 +229,11 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     asked = annotate_synonyms(focus(learned.corrected, int(settings.get("focus_words", 0))),
                               short, rules)
     if prefer is not None and gated and kind == "cosine":
+        before = len(passing)
         passing = admit(passing, pool, lambda c: bool(prefer(asked, c)), threshold,
                         variants, coll)
+        if len(passing) > before:
+            notes["admitted"] = len(passing) - before
     if prefer is not None and len(passing) > depth:
         passing = promote(passing, depth, lambda c: prefer(asked, c), prefer_limit)
     if settings.get("rerank") and passing:   # the best of the passing, re-scored first
@@ -259,8 +266,9 @@ def admit(passing: Sequence[Candidate], pool: Sequence[Candidate],
     if not lacking:
         return list(passing)
     best: dict[tuple[str, int], float] = {}
+    vectors = coll.embed_queries(list(queries))     # (remembered: retrieval embedded them)
     with coll.store.snapshot(coll.name) as snap:
-        for vector in coll.embed_queries(list(queries)):
+        for vector in vectors:
             for key, cosine in snap.cosines(vector, [c.key for c in lacking]).items():
                 best[key] = max(cosine, best.get(key, cosine))
     admitted = [c.evolve(vector_score=best[c.key]) for c in lacking

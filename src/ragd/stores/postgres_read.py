@@ -173,13 +173,16 @@ class PgSnapshot:
         keys = [k for k in dict.fromkeys(keys) if not holds_nul(k[0])]
         if not keys:
             return {}
+        # the distance as the vector search computes it (half precision for a halfvec index)
+        dist = Q.distance_expr(self._coll.index, self._coll.info.embed_dims)
         with self._connection() as conn:
             rows = conn.execute(sql.SQL(
-                "SELECT c.doc_id, c.chunk_index, 1 - (c.embedding <=> %s) "
-                "FROM unnest(%s::text[], %s::int[]) AS k(doc_id, idx) "
+                "SELECT c.doc_id, c.chunk_index, 1 - {dist} "
+                "FROM unnest(%(docs)s::text[], %(idx)s::int[]) AS k(doc_id, idx) "
                 "JOIN {t} c ON c.doc_id = k.doc_id COLLATE \"C\" AND c.chunk_index = k.idx"
-            ).format(t=Q.chunk_table(self._coll.cid)),
-                (q, [k[0] for k in keys], [int(k[1]) for k in keys])).fetchall()
+            ).format(dist=dist, t=Q.chunk_table(self._coll.cid)),
+                {"q": q, "docs": [k[0] for k in keys],
+                 "idx": [int(k[1]) for k in keys]}).fetchall()
         return {(r[0], int(r[1])): float(r[2]) for r in rows}
 
     def get_chunks(self, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
