@@ -114,7 +114,10 @@ def test_pdf_options_definitions_follow_fragments_context_and_bullets():
         "electron", "signatur"]                                   # in keywords
     assert definition_subject("qrm definition ich q9") == ["qrm"]
     assert definition_subject("Define the term batch (lot).") == ["batch"]
-    assert definition_subject("What does the court say about the definition of theft?") == []
+    # what a source says about a thing asks first what it is; about its definition, the same
+    assert definition_subject("What does the court say about the definition of theft?") == [
+        "theft"]
+    assert definition_subject("What did the court decide about theft?") == []
     assert defines("(7) Electronic signature means a computer data compilation.",
                    ["electron", "signatur"])
     assert not defines("Electronic signatures shall be linked to records.",

@@ -76,6 +76,8 @@ def _definition_subject(question: str) -> tuple[list[str], list[str]]:
     subject = re.sub(r"^(?:an?|the)\s+", "", subject.strip().rstrip("?. "), flags=re.I)
     subject = re.sub(r"^(?:the\s+)?(?:term|expression|word|phrase)s?\s+(?=\S)", "", subject,
                      flags=re.I)                  # "define the term batch": batch
+    subject = re.sub(r"^(?:the\s+)?(?:definition|meaning)\s+of\s+(?:an?\s+|the\s+)?(?=\S)", "",
+                     subject, flags=re.I)         # "... say about the definition of theft"
     subject = _QUALIFIER.sub("", subject)
     acronyms = [analyze(a) for a in _ACRONYM_AFTER.findall(subject)
                 if sum(ch.isupper() for ch in a) >= 2]
