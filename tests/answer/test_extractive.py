@@ -103,7 +103,8 @@ def test_facts_filter_drops_noise_off_topic_and_duplicates():
 
 
 def test_pdf_options_definitions_follow_fragments_context_and_bullets():
-    from ragd.answer.shapes import definition_subject, definition_subjects, defines
+    from ragd.answer.shapes import defines
+    from ragd.answer.subjects import definition_subject, definition_subjects
 
     assert definition_subject("What is an electronic signature under 21 CFR Part 11?") == [
         "electron", "signatur"]
@@ -199,7 +200,7 @@ def test_a_strong_sentence_is_kept_when_a_wider_passage_holds_only_weak_ones():
 
 
 def test_a_passage_plainly_defining_the_term_leads_one_merely_saying_what_it_is():
-    from ragd.answer.shapes import definition_subject
+    from ragd.answer.subjects import definition_subject
 
     said = fact(1, "Design space is described in the submission by the applicant. "
                    "Scaling factors can be used if the design space is intended to span "

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragd.analysis import analyze
 from ragd.answer.extractive import synthesize
 from ragd.answer.extractive import defines_in
-from ragd.answer.shapes import (compared_subjects, defined_term, defines, definition_subject,
-                                definition_subjects, described_term, glossary, is_heading, lead)
+from ragd.answer.shapes import defined_term, defines, described_term, glossary, is_heading, lead
+from ragd.answer.subjects import definition_subject, definition_subjects
 from ragd.answer.terms import question_terms, weights
 from ragd.answer.types import Evidence, Fact
 
@@ -243,75 +242,6 @@ def test_property_passages_keep_the_context_order_each_in_its_own_order(passages
     assert all(k in defining for k in keys[:len([k for k in keys if k in defining])])
 
 
-def test_a_bare_keyword_question_asks_what_the_thing_it_names_is():
-    # a few words, no question form: the thing named, without the document's designation
-    assert definition_subject("ICH Q13 continuous manufacturing?") == ["continu", "manufactur"]
-    assert definition_subject("design space q8r2?") == ["design", "space"]
-    assert definition_subject("Part 11 audit trail") == ["audit", "trail"]
-    assert definition_subject("21 CFR 211.180 retention period") == ["retent", "period"]
-    assert definition_subject("FEFO?") == ["fefo"]
-    # a question in words, or a long run of keywords, is not one
-    assert definition_subject("Is continuous manufacturing allowed?") == []
-    assert definition_subject("how long do we keep batch records") == []
-    assert definition_subject("batch record retention period for sterile products eu") == []
-
-
-@pytest.mark.parametrize(("question", "subjects"), [
-    ("What is the difference between a reference sample and a retention sample under EU "
-     "GMP Annex 19?", [["refer", "sampl"], ["retent", "sampl"]]),
-    ("reference vs retention sample annex 19", [["refer"], ["retent", "sampl"]]),
-    ("How does a deviation differ from an OOS result?", [["deviat"], ["oo", "result"]]),
-    ("Compare batch records and master production records",
-     [["batch", "record"], ["master", "product", "record"]]),
-    ("IQ versus OQ?", [["iq"], ["oq"]]),
-])
-def test_a_comparison_asks_to_define_both_things(question, subjects):
-    assert compared_subjects(question) == subjects
-    # a side of one word is also read with the other side's head noun, as a third subject
-    shared = [[*one, many[-1]] for one, many in (subjects, subjects[::-1])
-              if len(one) == 1 and len(many) > 1]
-    assert definition_subjects(question) == subjects + shared
-
-
-def test_a_shared_head_noun_is_a_reading_more():
-    assert definition_subjects("reference vs retention sample annex 19") == [
-        ["refer"], ["retent", "sampl"], ["refer", "sampl"]]
-    assert definition_subjects("IQ versus OQ?") == [["iq"], ["oq"]]
-
-
-def test_a_subject_written_with_e_dash_is_also_read_spelt_out():
-    assert definition_subjects("Part 11 e-signature?") == [["e", "signatur"],
-                                                           ["electron", "signatur"]]
-    assert definition_subjects("what is an e-record") == [["e", "record"],
-                                                         ["electron", "record"]]
-    assert definition_subjects("vitamin e?") == [["vitamin", "e"]]   # no prefix: as written
-
-
-def test_a_subjects_acronym_in_parentheses_is_a_subject_too():
-    # as a user writes it, or as retrieval reads it from the documents ("read as")
-    assert definition_subjects("ICH Q13 continuous manufacturing (CM)?") == [
-        ["continu", "manufactur"], ["cm"]]
-    assert definition_subjects("What is an e-signature (ES)?") == [
-        ["e", "signatur"], ["electron", "signatur"], ["es"]]
-    # an acronym outside the subject (in a qualifier) is not the subject's
-    assert definition_subjects("what is RTD in continuous manufacturing (CM)") == [["rtd"]]
-    # no subject, no acronym; a parenthesis of lower case is no acronym
-    assert definition_subjects("what is (CM)") == []
-    assert definition_subjects("What is a batch (see below)?") == [["batch"]]
-
-
-def test_what_a_document_says_about_a_thing_asks_first_what_it_is():
-    assert definition_subjects("What does EU GMP say about retention samples?") == [
-        ["retent", "sampl"]]
-    assert definition_subjects("what does ICH say about continuous processing (CM) of drug "
-                               "products") == [["continu", "process", "drug", "product"], ["cm"]]
-    assert definition_subjects("What does Section 437 CrPC say about bail in non-bailable "
-                               "offences?") == [["bail"]]
-    # a second question, or no document saying: no term to define
-    assert definition_subjects("what does the guidance say about how to investigate it") == []
-    assert definition_subjects("what do you say about that") == []
-
-
 def test_a_description_of_what_a_thing_involves_defines_it_when_it_opens_the_sentence():
     text = ("1.2. Scope This guideline applies to CM of drug substances. CM involves the "
             "continuous feeding of input materials into, and the concomitant removal of "
@@ -346,15 +276,6 @@ def test_a_definition_after_a_lead_in_is_found():
     # no lead-in: nothing is read after an inner colon that opens no capitalised clause
     assert defined_term("Samples fall into two categories: reference and retention.") == []
     assert not defines("Samples may therefore fall into two categories.", ["refer", "sampl"])
-
-
-def test_what_compares_nothing_asks_one_definition_or_none():
-    assert compared_subjects("What is an electronic signature under 21 CFR Part 11?") == []
-    assert definition_subjects("What is an electronic signature under 21 CFR Part 11?") == [
-        ["electron", "signatur"]]
-    assert definition_subjects("Who must certify each batch?") == []
-    # the same thing twice is no comparison
-    assert compared_subjects("batch record vs batch records") == []
 
 
 def test_a_comparison_answer_defines_both_things_first():
@@ -396,11 +317,6 @@ def test_a_glossary_term_standing_alone_before_its_definition_defines_it():
     # the term, short as a heading, is kept for its definition, which follows it
     assert texts[:2] == ["Data integrity risk assessment (DIRA).",
                          "The process to map out procedures and systems that generate data."]
-
-
-def test_a_second_question_run_into_the_first_names_no_term():
-    assert definition_subjects("What is the purpose of the PIC/S GDP aide-memoire and how "
-                               "is it structured?") == []
 
 
 def test_a_sentence_holding_what_the_question_asks_for_gains_and_passes_the_passage_bar():
@@ -460,22 +376,3 @@ def test_a_weak_verb_defines_only_what_opens_the_sentence():
     assert defines("Design space: The multidimensional combination.", ["design", "space"])
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["what", "is", "the", "difference", "between", "and", "vs",
-                                 "versus", "compare", "with", "how", "does", "differ", "from",
-                                 "a", "reference", "sample", "retention", "annex", "19", "?",
-                                 "under", "EU", "GMP", "(QRM)", "batch", "records"]),
-                max_size=14))
-def test_property_a_comparison_names_two_different_things_or_none(words):
-    question = " ".join(words)
-    pair = compared_subjects(question)
-    assert pair == [] or (len(pair) == 2 and all(pair) and set(pair[0]) != set(pair[1]))
-    subjects = definition_subjects(question)
-    assert all(subjects)
-    base = pair or subjects[:1]
-    assert subjects[:len(base)] == base
-    # beyond them: a side read with the other's head noun, a subject's "e-" spelt out, or
-    # an acronym the question writes in parentheses
-    for extra in subjects[len(base):]:
-        assert ((len(extra) == 2 and [extra[0]] in pair) or "electron" in extra
-                or (len(extra) == 1 and f"({extra[0]})" in question.lower()))

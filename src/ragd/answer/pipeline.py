@@ -29,7 +29,7 @@ from .checks import answer_type, outside_terms, satisfies, unanswered_terms
 from .extractive import defines_in, filter_facts, synthesize
 from .gates import Draft, run_checks
 from .render import render
-from .shapes import definition_subjects
+from .subjects import definition_subjects
 from .support import check_sentences
 from .terms import QUESTION_WORDS, coverage, question_terms, weights
 from .types import ANSWERED, REFUSED, Answer, Dropped, Evidence, Fact, Rejection, Sentence, Trace

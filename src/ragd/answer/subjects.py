@@ -1,0 +1,165 @@
+"""What a question asks to define: the subject of "What is X?", "X definition", "what does
+S say about X", a bare keyword question naming X, or the two things a comparison names.
+
+Pure functions over the question's text; the answer path prefers sentences and passages
+that define what these return (:mod:`.shapes` reads the sentences).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..analysis import analyze
+
+_DEFINE_Q = re.compile(
+    r"^\s*(?:what(?:\s+(?:is|are|r)|['’]s)\s+(?:meant\s+by\s+)?|whats\s+|define\s+|definition\s+of\s+|"
+    r"what\s+does\s+(?P<mean>.+?)\s+(?:mean|stand\s+for)\b|"
+    r"how\s+(?:does|do)\s+.+?\s+define\s+|how\s+(?:is|are)\s+(?P<how>.+?)\s+defined\b|"
+    # "what does ICH say about continuous processing": what it is comes first
+    r"what\s+(?:does|do)\s+.+?\s+(?:say|state)\s+(?:about|regarding)\s+)"
+    r"(?P<rest>.*)$", re.I)
+_DEFINE_KEYWORDS = re.compile(
+    r"^\s*(?!(?:what|how|why|when|where|which|who|whom|whose|is|are|does|do|did|can|could|"
+    r"should|may|must)\b)(?:the\s+)?(?P<subject>[^?,;]{2,60}?)\s+(?:definition|definiton|"
+    r"meaning|defined)\b(?:\s+(?:under|according\s+to|in|per|by)\b.*|"
+    r"(?:\s+[\w().+/-]+){1,3})?\s*\??\s*$", re.I)
+_QUALIFIER = re.compile(r"\s+(?:under|according\s+to|in|per|as\s+defined\s+(?:in|by)|by|"
+                        r"within|for\s+the\s+purposes?\s+of)\s+.*$", re.I)
+
+
+def definition_subject(question: str) -> list[str]:
+    """The analysed terms of what a definitional question asks to define ("What is an
+    electronic signature under 21 CFR Part 11?", or in keywords "electronic signature
+    definition under 21 CFR Part 11" -> electron, signatur), else []."""
+    return _definition_subject(question)[0]
+
+
+def _definition_subject(question: str) -> tuple[list[str], list[str]]:
+    """:func:`definition_subject`, and the acronyms the subject names in parentheses
+    ("continuous manufacturing (CM)": CM), each as its analysed term."""
+    m = _DEFINE_Q.match(question.strip())
+    if m:
+        subject = m.group("mean") or m.group("how") or m.group("rest")
+    else:                               # keywords: "electronic signature definition under ..."
+        m = _DEFINE_KEYWORDS.match(question.strip())
+        subject = m.group("subject") if m else _named_thing(question)
+        if not subject:
+            return [], []
+    subject = re.sub(r"^(?:an?|the)\s+", "", subject.strip().rstrip("?. "), flags=re.I)
+    subject = re.sub(r"^(?:the\s+)?(?:term|expression|word|phrase)s?\s+(?=\S)", "", subject,
+                     flags=re.I)                  # "define the term batch": batch
+    subject = re.sub(r"^(?:the\s+)?(?:definition|meaning)\s+of\s+(?:an?\s+|the\s+)?(?=\S)", "",
+                     subject, flags=re.I)         # "... say about the definition of theft"
+    subject = _QUALIFIER.sub("", subject)
+    acronyms = [analyze(a) for a in _ACRONYM_AFTER.findall(subject)
+                if sum(ch.isupper() for ch in a) >= 2]
+    subject = re.sub(r"\([^)]*\)", " ", subject)
+    if _ANOTHER_QUESTION.search(subject):
+        return [], []        # "the purpose of X and how is it structured": no term to define
+    terms = analyze(subject)
+    if not terms or len(terms) > KEYWORD_WORDS:
+        return [], []
+    return terms, [a[0] for a in acronyms if len(a) == 1 and a != terms]
+
+
+# an acronym in parentheses: "(CM)", "(OOS)", "(CQAs)"
+_ACRONYM_AFTER = re.compile(r"\(\s*([A-Z][A-Za-z0-9]{1,11})\s*\)")   # two capitals or more
+
+
+# a second question run into the first: what follows is no term
+_ANOTHER_QUESTION = re.compile(r"\b(?:how|why|when|where|which|who|whom|what|whether)\b", re.I)
+
+
+_COMPARE = (
+    re.compile(r"^\s*(?:(?:what|which)\s+(?:is|are)\s+|what['’]s\s+|whats\s+)?(?:the\s+)?"
+               r"(?:main\s+|key\s+)?differences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$", re.I),
+    re.compile(r"^\s*how\s+(?:does|do|is|are)\s+(?P<a>.+?)\s+(?:differ|different)\s+"
+               r"from\s+(?P<b>.+)$", re.I),
+    re.compile(r"^\s*compare\s+(?P<a>.+?)\s+(?:and|with|to)\s+(?P<b>.+)$", re.I),
+    re.compile(r"^\s*(?P<a>[^?]+?)\s+(?:vs\.?|versus|compared\s+(?:to|with))\s+(?P<b>.+)$", re.I),
+)
+
+
+def compared_subjects(question: str) -> list[list[str]]:
+    """The analysed terms of the two things a question compares ("What is the difference
+    between a reference sample and a retention sample under EU GMP Annex 19?" -> [refer,
+    sampl], [retent, sampl]), else []. Qualifiers and document designations ("under ...",
+    "annex 19") are no part of either; a side is taken as written ("reference vs retention
+    sample": [refer], [retent, sampl] — whether "sample" belongs to both is not guessed)."""
+    text = question.strip().rstrip("?.! ")
+    for form in _COMPARE:
+        m = form.match(text)
+        if m:
+            break
+    else:
+        return []
+    sides = []
+    for side in (m.group("a"), m.group("b")):
+        side = re.sub(r"^(?:an?|the)\s+", "", _QUALIFIER.sub("", side.strip()), flags=re.I)
+        side = re.sub(r"\([^)]*\)", " ", side)
+        sides.append(_named_thing(side) or side)
+    out = [analyze(side) for side in sides]
+    return out if all(out) and set(out[0]) != set(out[1]) else []
+
+
+def definition_subjects(question: str) -> list[list[str]]:
+    """What a question asks to define: the two things it compares
+    (:func:`compared_subjects`), else the one a definitional question names
+    (:func:`definition_subject`), else none. A side of one word beside a side of several
+    is also read with the other's last word, the head noun English lets a coordination
+    share ("reference vs retention sample": [refer], [retent, sampl] and [refer, sampl]),
+    as a third subject: a reading more, none replaced."""
+    pair = compared_subjects(question)
+    if pair:
+        shared = [[*one, many[-1]] for one, many in (pair, pair[::-1])
+                  if len(one) == 1 and len(many) > 1 and many[-1] != one[0]]
+        return _spelt_out(pair + [s for s in shared if s not in pair])
+    one, acronyms = _definition_subject(question)
+    # the subject's acronym, as a user writes it or :mod:`ragd.retrieval.acronyms` reads it
+    # from the documents ("continuous manufacturing (CM)"), is a subject too: a document,
+    # once it has introduced it, goes on to define the thing by it ("CM involves ...")
+    return _spelt_out([one] if one else []) + [[a] for a in dict.fromkeys(acronyms)]
+
+
+def _spelt_out(subjects: list[list[str]]) -> list[list[str]]:
+    """``subjects`` and, for one written with the prefix "e-" ("e-signature": e, signatur),
+    the same spelt out ("electronic signature": electron, signatur), the form a definition
+    uses."""
+    out = list(subjects)
+    for subject in subjects:
+        if "e" in subject[:-1]:
+            long = ["electron" if t == "e" else t for t in subject]
+            if long not in out:
+                out.append(long)
+    return out
+
+
+KEYWORD_WORDS = 6        # "ICH Q13 continuous manufacturing?": a few words, no question form
+_QUESTION_START = re.compile(
+    r"^\s*(?:what|how|why|when|where|which|who|whom|whose|is|are|was|were|does|do|did|can|"
+    r"could|should|would|will|shall|may|might|must|has|have|if|please|tell|give|list|explain|"
+    r"describe|compare|i|we|my|our)\b", re.I)
+
+
+def _named_thing(question: str) -> str:
+    """The thing a bare keyword question names ("design space q8r2?" -> "design space",
+    "Part 11 e-signature?" -> "e-signature"), which asks what it is; "" for anything else.
+    Designations of documents are not the thing: a word holding a digit ("Q13", "q8r2"),
+    and the word a bare number names ("Part 11", "CFR 211.180"), split the words into runs,
+    and the run of most index terms (the first on a tie) is the thing."""
+    words = question.strip().rstrip("?.! ").split()
+    if not words or len(words) > KEYWORD_WORDS or _QUESTION_START.match(question):
+        return ""
+    numbered = [any(ch.isdigit() for ch in w) for w in words]
+    bare = [bool(re.fullmatch(r"[\d.()-]+", w)) for w in words]
+    runs: list[list[str]] = [[]]
+    for i, word in enumerate(words):
+        if numbered[i] or (i + 1 < len(words) and bare[i + 1]):
+            runs.append([])
+        else:
+            runs[-1].append(word)
+    best = max(runs, key=lambda run: len(analyze(" ".join(run))))
+    return " ".join(best)
+
+
+__all__ = ["KEYWORD_WORDS", "compared_subjects", "definition_subject", "definition_subjects"]
