@@ -58,6 +58,15 @@ def analyze(text: str) -> list[str]:
     return [_stem(w) for w in words(_fold(text)) if w not in STOPWORDS]
 
 
+def name_terms(name: str) -> set[str]:
+    """The terms of a file name or title ("MHRA_GxP_data_integrity_guide.pdf": mhra, gxp,
+    data, integr, guid), its parts split at separators, each also split at case and digit
+    changes ("chap8": chap, 8; "GxP": gx, p beside gxp)."""
+    parts = re.sub(r"[_\-.()/]+", " ", name)
+    spaced = re.sub(r"([a-z])([A-Z0-9])|([0-9])([A-Za-z])", r"\1\3 \2\4", parts)
+    return (set(analyze(parts)) | set(analyze(spaced))) - {"pdf"}
+
+
 def query_analyze(terms: Iterable[str]) -> list[str]:
     """Distinct index terms of query words; stop words are kept when nothing else is left."""
     words_ = [w for t in terms for w in words(_fold(t))]

@@ -261,6 +261,17 @@ def test_a_description_of_what_a_thing_involves_defines_it_when_it_opens_the_sen
     assert defined_term("CM involves the continuous feeding.") == []
 
 
+def test_a_numbered_heading_echoed_by_its_definition_names_the_term():
+    assert defined_term("6.3. Metadata Metadata are data that describe the attributes of "
+                        "other data.") == ["metadata"]
+    assert defined_term("6.4. Data Integrity Data integrity is the degree to which data are "
+                        "complete.") == ["data", "integr"]
+    # the heading not echoed, or no number: no definition read
+    assert defined_term("6.3. Metadata Data are facts collected together.") == []
+    assert defined_term("Metadata Metadata are data.") == []
+    assert defined_term("6.17.2. Backup A copy of current data.") == []
+
+
 def test_a_glossary_entrys_parenthesis_is_an_abbreviation_not_a_note():
     assert defined_term("Critical Quality Attribute (CQA): A physical property.") == [
         "critic", "qualiti", "attribut"]

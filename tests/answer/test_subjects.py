@@ -7,7 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragd.answer.subjects import compared_subjects, definition_subject, definition_subjects
+from ragd.analysis import name_terms
+from ragd.answer.subjects import (compared_subjects, definition_subject, definition_subjects,
+                                  undesignated)
 
 
 def test_a_bare_keyword_question_asks_what_the_thing_it_names_is():
@@ -112,3 +114,20 @@ def test_property_a_comparison_names_two_different_things_or_none(words):
     for extra in subjects[len(base):]:
         assert ((len(extra) == 2 and [extra[0]] in pair) or "electron" in extra
                 or (len(extra) == 1 and f"({extra[0]})" in question.lower()))
+
+
+def test_a_keyword_questions_words_naming_the_document_are_no_part_of_its_subject():
+    names = name_terms("others/MHRA_GxP_data_integrity_guide_March_edited_Final.pdf")
+    assert {"mhra", "gxp", "data", "integr", "guid"} <= names      # "GxP" whole and split
+    subject = definition_subject("mhra gxp data integrity guidance metadata definition")
+    assert subject == ["mhra", "gxp", "data", "integr", "guidanc", "metadata"]
+    # "guidance" is named by the file's "guide" (one begins the other)
+    assert undesignated(subject, names) == ["metadata"]
+    # another document names none of it; a subject all of whose words name the document
+    # is the subject itself ("data integrity definition"): nothing to take away
+    assert undesignated(subject, name_terms("ich/Q9.pdf")) == []
+    assert undesignated(["data", "integr"], names) == []
+    assert undesignated(["risk"], name_terms("ich/Q9.pdf")) == []
+    # short words are not read as beginnings of one another ("p" of "GxP" names no "prefix")
+    assert undesignated(["pr", "metadata"], names) == []
+    assert undesignated(["ich", "q9", "risk"], name_terms("ich/Q9.pdf")) == ["risk"]

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..analysis import analyze
+from ..analysis import analyze, name_terms
 from ..collection import Collection
 from ..errors import InvalidQueryError, ProfileMismatchError
 from ..evidence import stages
@@ -29,7 +29,7 @@ from .checks import answer_type, outside_terms, satisfies, unanswered_terms
 from .extractive import defines_in, filter_facts, synthesize
 from .gates import Draft, run_checks
 from .render import render
-from .subjects import definition_subjects
+from .subjects import definition_subjects, undesignated
 from .support import check_sentences
 from .terms import QUESTION_WORDS, coverage, question_terms, weights
 from .types import ANSWERED, REFUSED, Answer, Dropped, Evidence, Fact, Rejection, Sentence, Trace
@@ -150,11 +150,31 @@ def _defining() -> Callable[[str, Candidate], frozenset[int]]:
         if question not in subjects:
             subjects[question] = definition_subjects(question)
         if (question, c.key) not in found:
+            names = document_names(c.doc_id, c.title)
             found[question, c.key] = frozenset(
                 i for i, subject in enumerate(subjects[question])
-                if defines_in(c.text, [subject]))
+                if defines_in(c.text, [s for s in (subject, undesignated(subject, names)) if s]))
         return found[question, c.key]
     return test
+
+
+def document_names(doc_id: str, title: str) -> set[str]:
+    """The terms naming a document: its id's (a file's path and name) and its title's."""
+    return name_terms(doc_id) | name_terms(title)
+
+
+def _defined(question: str, evidence: Sequence[Evidence]) -> list[list[str]]:
+    """What the question asks to define (:func:`definition_subjects`), and each subject
+    without the words naming one of the evidence's documents (:func:`undesignated`)."""
+    subjects = definition_subjects(question)
+    out = list(subjects)
+    for e in evidence:
+        names = document_names(e.doc_id, e.title)
+        for subject in subjects:
+            short = undesignated(subject, names)
+            if short and short not in out:
+                out.append(short)
+    return out
 
 
 def _typed(kind: str | None) -> Callable[[str], bool] | None:
@@ -263,7 +283,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
                            context_terms=bool(ans["context_terms"]),
                            fragments=bool(ans["fragments"]), follow=int(ans["follow"]),
                            similarity_weight=float(ans["similarity_weight"]),
-                           define=definition_subjects(asked) if ans["definitions"] else (),
+                           define=_defined(asked, evidence) if ans["definitions"] else (),
                            typed=_typed(answer_type(asked)),
                            type_bonus=float(ans["type_bonus"]))
         proposed = [Sentence(p.text, (p.fact.evidence,)) for p in picks]

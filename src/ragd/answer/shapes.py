@@ -117,8 +117,15 @@ def defined_term(sentence: str) -> list[str]:
     return []
 
 
+# a numbered glossary heading that is the term, the term then opening its definition:
+# "6.3. Metadata Metadata are data that describe ...", "6.4. Data Integrity Data integrity is ..."
+_ECHO = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,3})+\.?|\d{1,2}\.)\s+"
+                   r"(?P<head>[^\W\d_][\w/-]*(?:\s[\w/-]+){0,4}?)\s(?P=head)\s+"
+                   r"(?:is|are|means|refers\s+to)\s", re.I)
+
+
 def _defined_term(sentence: str) -> list[str]:
-    for form in (_MEANS, _ENTRY):
+    for form in (_MEANS, _ENTRY, _ECHO):
         m = form.match(sentence)
         if m:
             head = analyze(m.group("head") or m.groupdict().get("lower") or "")

@@ -8,6 +8,7 @@ that define what these return (:mod:`.shapes` reads the sentences).
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 from ..analysis import analyze
 
@@ -162,4 +163,25 @@ def _named_thing(question: str) -> str:
     return " ".join(best)
 
 
-__all__ = ["KEYWORD_WORDS", "compared_subjects", "definition_subject", "definition_subjects"]
+NAME_PREFIX = 4          # a word and a name's term that begins it name the same ("guid": guidance)
+
+
+def undesignated(subject: Sequence[str], names: set[str]) -> list[str]:
+    """``subject`` without the words before it that name a document (``names``: the terms of
+    a document's name and title), when some remain: a keyword question often opens with the
+    document it asks about ("mhra gxp data integrity guidance metadata definition" asks
+    what metadata is, of the MHRA GxP data integrity guide). A word names the document when
+    it is a term of its name, or one begins the other and both are ``NAME_PREFIX`` letters or
+    more (a file name's "guide" for "guidance"). [] when no word, or every word, names it."""
+    def named(term: str) -> bool:
+        return term in names or any(
+            min(len(term), len(n)) >= NAME_PREFIX and (n.startswith(term) or term.startswith(n))
+            for n in names)
+    cut = 0
+    while cut < len(subject) and named(subject[cut]):
+        cut += 1
+    return list(subject[cut:]) if 0 < cut < len(subject) else []
+
+
+__all__ = ["KEYWORD_WORDS", "compared_subjects", "definition_subject", "definition_subjects",
+           "undesignated"]

@@ -48,7 +48,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from ..analysis import analyze
+from ..analysis import analyze, name_terms
 from ..collection import Collection
 from ..errors import UsageError
 from ..types import Candidate, Plan, search_text
@@ -132,11 +132,6 @@ def merge(lists: Sequence[Sequence[Candidate]]) -> list[Candidate]:
     return [c.evolve(rank=i) for i, c in enumerate(ranked, start=1)]
 
 
-def _name_terms(name: str) -> set[str]:
-    spaced = re.sub(r"([a-z])([A-Z0-9])|([0-9])([A-Za-z])", r"\1\3 \2\4", name)
-    return set(analyze(re.sub(r"[_\-.()]+", " ", spaced))) - {"pdf"}
-
-
 def name_matches(query: str, name: str, hints: Mapping[str, Sequence[str]],
                  ignore: frozenset[str] = frozenset()) -> bool:
     """Whether a file name matches the query's keywords (a content term of the query in
@@ -147,7 +142,7 @@ def name_matches(query: str, name: str, hints: Mapping[str, Sequence[str]],
         if f" {_phrase(phrase)} " in said and any(f.lower() in lowered for f in fragments):
             return True
     terms = set(analyze(query)) - ignore
-    return bool(terms & _name_terms(name))
+    return bool(terms & name_terms(name))
 
 
 def _field(c: Candidate, name: str) -> str:
