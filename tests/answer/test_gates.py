@@ -42,6 +42,11 @@ def test_a_verdict_on_an_undescribed_thing_of_the_askers_is_refused(question):
     "What is the punishment for cheating?",
     "Is it a crime to publish something that harms another person's reputation?",
     "What does this mean for exporters?",
+    # described in the same long sentence, before "this" / "these" points back at it
+    "We make valves and pumps and ship them to Canada; do these items need a licence?",
+    "Our QC lab is moving from paper logbooks to a new LIMS, and the supplier told us its "
+    "change-tracking feature is optional; what does Annex 11 expect of a computerised "
+    "system like this one?",
 ])
 def test_questions_that_describe_their_case_or_ask_the_rule_are_not(question):
     assert not unsupplied(question)

@@ -97,3 +97,21 @@ def test_the_reranker_reads_the_ask_of_a_long_question(toy_collection, monkeypat
     gather(STORY, toy_collection, {**settings, "focus_words": 0},
            toy_collection.profile.plan(k=10))
     assert read == [STORY]
+
+
+def test_a_relative_clause_after_a_comma_is_no_ask():
+    """"..., which worries our validation lead" continues the piece before it: the ask is
+    the embedded question of the piece after it (a closing "could you explain?" names
+    nothing); a relative clause ending the question with "?" still asks."""
+    q = ("Our QC lab is moving from paper logbooks to a new LIMS, and the supplier told us its "
+         "change-tracking feature is optional and configurable, which worries our validation "
+         "lead; before we sign the purchase order I would like to understand what EU GMP Annex "
+         "11 actually expects about audit trails for a computerised system like this one, "
+         "could you explain?")
+    assert focus(q, 30) == ("before we sign the purchase order I would like to understand what "
+                            "EU GMP Annex 11 actually expects about audit trails for a "
+                            "computerised system like this one?")
+    q2 = ("We run a small sterile filling line in an old building and the auditors keep asking "
+          "about our environmental monitoring programme and the alert levels we set for it, "
+          "which annex sets the grades for the air in the filling zone?")
+    assert focus(q2, 30) == "which annex sets the grades for the air in the filling zone?"

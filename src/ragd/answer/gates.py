@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..registry import Registry
+from ..text import STOPWORDS, words
 
 
 @dataclass(frozen=True)
@@ -82,14 +83,22 @@ _DEICTIC = re.compile(r"\b(?:this|these)\s+(?!is\b|are\b|was\b|were\b|means?\b)(
                       re.I)
 
 
+DESCRIBED = 4   # content words before "this ..." in its sentence: they say which thing
+
+
 def unsupplied(question: str) -> bool:
     """Whether the question asks about a thing of the asker's it never describes: a
     first sentence that asks whether the asker's own thing is something ("Is my customer a
     military end user?"), or that points at "this"/"these" thing with nothing before it
-    to say which ("Can I ship this order under ...?"). A question that first describes
-    its case ("My accountant spent the money. What is this offence called?") is not one."""
+    to say which ("Can I ship this order under ...?": fewer than ``DESCRIBED`` content
+    words before it). A question that first describes its case ("My accountant spent the
+    money. What is this offence called?", or in one long sentence: "Our QC lab is moving to
+    a new LIMS ... for a computerised system like this one?") is not one."""
     first = _first_sentence(question)
-    return bool(_OWN_VERDICT.match(first) or _DEICTIC.search(first))
+    if _OWN_VERDICT.match(first):
+        return True
+    return any(sum(1 for w in words(first[:m.start()]) if w.lower() not in STOPWORDS)
+               < DESCRIBED for m in _DEICTIC.finditer(first))
 
 
 @ANSWER_CHECKS.register("facts_supplied")

@@ -20,6 +20,7 @@ from ..collection import Collection
 from ..errors import InvalidQueryError, ProfileMismatchError
 from ..evidence import stages
 from ..profiles import Profile, load_profile
+from ..retrieval.focus import focus
 from ..retrieval.gather import gather
 from ..retrieval.query import validate_query
 from ..retrieval.threshold import relevance as relevance_of
@@ -254,9 +255,12 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     # acronyms and codes are read after the scheme writes references canonically ("S.302"
     # is a section reference, not a code the documents lack)
     plain_q = getattr(prof.scheme, "rewrite", lambda text: text)(q)
+    # the terms a long question asks about are its ask's, as the models read it (its story's
+    # "new LIMS" is no term the answer must hold); as written, not spelling-corrected
+    asked_q = focus(plain_q, int(prof.retrieval.get("focus_words", 0)))
     if ans["outside_terms"]:
         vocabulary = set().union(*pool_terms) if pool_terms else set()
-        lacking = outside_terms(plain_q, question_terms(plain_q), vocabulary)
+        lacking = outside_terms(asked_q, question_terms(asked_q), vocabulary)
         if lacking:
             return refuse("not_in_documents", evidence,
                           by=f"outside_terms: {', '.join(lacking)}")
@@ -311,7 +315,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
         return refuse("undetermined", evidence, by=f"answer_type: {wanted}")
     cited_docs = {e.doc_id for s in sentences for e in s.citations}
     unanswered = unanswered_terms(
-        plain_q, [" ".join((e.text, e.citation, e.context, e.title))
+        asked_q, [" ".join((e.text, e.citation, e.context, e.title))
                   for s in sentences for e in s.citations], pool_terms,
         documents=[t for c, t in zip(pool, pool_terms) if c.doc_id in cited_docs]
     ) if ans["outside_terms"] else []

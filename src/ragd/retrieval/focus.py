@@ -16,7 +16,8 @@ checks and the extractive reader. Short questions are left as they are.
 commas; a piece *asks* when it opens (after "so", "and", "but" ...) with a question word,
 an auxiliary verb ("can you explain ...", "does FDA ...") or a request ("explain",
 "describe", "tell me"), and holds at least two content words besides (a closing "can you
-clarify?" names nothing). The asking pieces, in order, are the focus; without one, the
+clarify?" names nothing); a relative clause after a comma ("..., which worries our lead")
+does not ask unless it ends the question. The asking pieces, in order, are the focus; without one, the
 pieces carrying an embedded question ("unsure whether that is allowed under ..."); without
 those, the whole question.
 """
@@ -35,6 +36,9 @@ _OPENERS = {"what", "which", "who", "whom", "whose", "when", "where", "why", "ho
             "explain", "describe", "tell", "clarify", "list", "define", "summarise",
             "summarize", "outline", "identify", "confirm", "advise", "help"}
 _EMBEDDED = {"whether", "what", "which", "how", "why", "when", "where", "who", "if"}
+# after a comma, not asking: a relative clause of the piece before ("..., which worries our
+# validation lead"), unless it ends the question with "?"
+_RELATIVE = {"which", "who", "whom", "whose", "where", "when"}
 # words of the ask itself, which name nothing the passages could hold
 _ASK_WORDS = _OPENERS | {"you", "me", "us", "i", "we", "it", "this", "that", "please",
                          "exactly", "actually", "really", "know", "understand", "need",
@@ -54,10 +58,21 @@ def focus(question: str, min_words: int) -> str:
     otherwise, or when no piece can be told to ask, the question itself."""
     if min_words <= 0 or len(question.split()) < min_words:
         return question
-    pieces = [_LEAD_TEXT.sub("", p.strip()) for p in _PIECES.split(question) if p and p.strip()]
+    pieces, clauses = [], []          # each piece, and whether a comma joins it to the last
+    start, comma = 0, False
+    for m in _PIECES.finditer(question):
+        piece = question[start:m.start()].strip()
+        if piece:
+            pieces.append(_LEAD_TEXT.sub("", piece))
+            clauses.append(comma)
+        start, comma = m.end(), "," in m.group()
+    if question[start:].strip():
+        pieces.append(_LEAD_TEXT.sub("", question[start:].strip()))
+        clauses.append(comma)
     tokens = [[w.lower() for w in words(p)] for p in pieces]
-    asking = [p for p, t in zip(pieces, tokens)
-              if t and t[0] in _OPENERS and _content(t[1:]) >= 2]
+    asking = [p for p, t, clause in zip(pieces, tokens, clauses)
+              if t and t[0] in _OPENERS and _content(t[1:]) >= 2
+              and not (clause and t[0] in _RELATIVE and not p.rstrip().endswith("?"))]
     if not asking:
         asking = [p for p, t in zip(pieces, tokens)
                   if any(w in _EMBEDDED for w in t[1:]) and _content(t) >= 2]
