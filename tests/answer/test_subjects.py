@@ -131,3 +131,12 @@ def test_a_keyword_questions_words_naming_the_document_are_no_part_of_its_subjec
     # short words are not read as beginnings of one another ("p" of "GxP" names no "prefix")
     assert undesignated(["pr", "metadata"], names) == []
     assert undesignated(["ich", "q9", "risk"], name_terms("ich/Q9.pdf")) == ["risk"]
+
+
+def test_a_compared_side_ends_where_a_question_runs_on_and_starts_after_a_lead_in():
+    assert compared_subjects("Analytical procedure versus analytical method: what does the "
+                             "EMA IMPD quality guideline say distinguishes the two?") == [
+        ["analyt", "procedur"], ["analyt", "method"]]
+    assert compared_subjects("Sec. 740.8: NAC versus ACA?") == [["nac"], ["aca"]]
+    assert compared_subjects("reference vs retention sample, which one is kept longer?") == [
+        ["refer"], ["retent", "sampl"]]

@@ -81,6 +81,11 @@ _COMPARE = (
 )
 
 
+# where a compared side ends: a colon or semicolon, or a question run on after it
+_SIDE_END = re.compile(r"\s*[:;]\s*|,?\s+(?=(?:what|how|why|which|who|whom|when|where|"
+                       r"whether)\b)", re.I)
+
+
 def compared_subjects(question: str) -> list[list[str]]:
     """The analysed terms of the two things a question compares ("What is the difference
     between a reference sample and a retention sample under EU GMP Annex 19?" -> [refer,
@@ -95,7 +100,10 @@ def compared_subjects(question: str) -> list[list[str]]:
     else:
         return []
     sides = []
-    for side in (m.group("a"), m.group("b")):
+    # the first side starts after a lead-in ("Sec. 740.8: NAC versus ACA?"), the second
+    # ends where a question runs on ("... versus analytical method: what does ... say")
+    for side in (re.split(r"\s*[:;]\s*", m.group("a"))[-1],
+                 _SIDE_END.split(m.group("b"), maxsplit=1)[0]):
         side = re.sub(r"^(?:an?|the)\s+", "", _QUALIFIER.sub("", side.strip()), flags=re.I)
         side = re.sub(r"\([^)]*\)", " ", side)
         sides.append(_named_thing(side) or side)
