@@ -58,13 +58,13 @@ def analyze(text: str) -> list[str]:
     return [_stem(w) for w in words(_fold(text)) if w not in STOPWORDS]
 
 
-def name_terms(name: str) -> set[str]:
+def name_terms(name: str, whole: bool = True) -> set[str]:
     """The terms of a file name or title ("MHRA_GxP_data_integrity_guide.pdf": mhra, gxp,
-    data, integr, guid), its parts split at separators, each also split at case and digit
-    changes ("chap8": chap, 8; "GxP": gx, p beside gxp)."""
+    data, integr, guid), its parts split at separators and at case and digit changes
+    ("chap8": chap, 8; "GxP": gx, p), with ``whole`` each part also as written (gxp)."""
     parts = re.sub(r"[_\-.()/]+", " ", name)
     spaced = re.sub(r"([a-z])([A-Z0-9])|([0-9])([A-Za-z])", r"\1\3 \2\4", parts)
-    return (set(analyze(parts)) | set(analyze(spaced))) - {"pdf"}
+    return (set(analyze(spaced)) | (set(analyze(parts)) if whole else set())) - {"pdf"}
 
 
 def query_analyze(terms: Iterable[str]) -> list[str]:

@@ -27,6 +27,9 @@ WORDS = st.lists(st.sampled_from(
     "Are our goods controlled?",
     "Can I ship this order under the low value exception?",
     "Do these items need a licence?",
+    # a clause naming the rules describes no case
+    "Under the Export Administration Regulations, can I ship this order to Canada?",
+    "Per 21 CFR Part 11, is this system compliant?",
 ])
 def test_a_verdict_on_an_undescribed_thing_of_the_askers_is_refused(question):
     assert unsupplied(question)
@@ -47,6 +50,7 @@ def test_a_verdict_on_an_undescribed_thing_of_the_askers_is_refused(question):
     "Our QC lab is moving from paper logbooks to a new LIMS, and the supplier told us its "
     "change-tracking feature is optional; what does Annex 11 expect of a computerised "
     "system like this one?",
+    "In our plant we make valves and pumps for refineries, can these items be exported?",
 ])
 def test_questions_that_describe_their_case_or_ask_the_rule_are_not(question):
     assert not unsupplied(question)

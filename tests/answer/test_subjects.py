@@ -131,6 +131,11 @@ def test_a_keyword_questions_words_naming_the_document_are_no_part_of_its_subjec
     # short words are not read as beginnings of one another ("p" of "GxP" names no "prefix")
     assert undesignated(["pr", "metadata"], names) == []
     assert undesignated(["ich", "q9", "risk"], name_terms("ich/Q9.pdf")) == ["risk"]
+    # the term's own words a file name shares are no designation: the subject stays whole
+    assert undesignated(["data", "govern"], names) == []
+    assert undesignated(["data", "integr", "risk", "assess"], names) == []
+    assert undesignated(["process", "valid"], name_terms(
+        "fda/Final GFI BIMO Processes and Practices -- 12-17-25.pdf")) == []
 
 
 def test_a_compared_side_ends_where_a_question_runs_on_and_starts_after_a_lead_in():
@@ -140,3 +145,6 @@ def test_a_compared_side_ends_where_a_question_runs_on_and_starts_after_a_lead_i
     assert compared_subjects("Sec. 740.8: NAC versus ACA?") == [["nac"], ["aca"]]
     assert compared_subjects("reference vs retention sample, which one is kept longer?") == [
         ["refer"], ["retent", "sampl"]]
+    # "WHO" the authority is no question word
+    assert compared_subjects("What is the difference between EU GMP and the WHO GMP "
+                             "guidelines?") == [["eu", "gmp"], ["gmp", "guidelin"]]

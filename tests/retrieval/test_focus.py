@@ -115,3 +115,20 @@ def test_a_relative_clause_after_a_comma_is_no_ask():
           "about our environmental monitoring programme and the alert levels we set for it, "
           "which annex sets the grades for the air in the filling zone?")
     assert focus(q2, 30) == "which annex sets the grades for the air in the filling zone?"
+
+
+@pytest.mark.parametrize(("tail", "ask"), [
+    (", when must the alert levels be reviewed, according to Annex 1?",
+     "when must the alert levels be reviewed?"),
+    (", where should settle plates be placed, if you can tell me?",
+     "where should settle plates be placed?"),
+    (", who is responsible for approving the monitoring plan, the QP or QA?",
+     "who is responsible for approving the monitoring plan?"),
+])
+def test_a_question_after_a_comma_still_asks(tail, ask):
+    """A wh-word after a comma that a verb follows asks ("where should ..."), and one that
+    looks relative is set aside only when something else asks."""
+    story = ("We run a small sterile filling line in an old building and the auditors keep "
+             "asking about our environmental monitoring programme and the alert levels we set "
+             "for it")
+    assert focus(story + tail, 30) == ask

@@ -97,8 +97,14 @@ def unsupplied(question: str) -> bool:
     first = _first_sentence(question)
     if _OWN_VERDICT.match(first):
         return True
-    return any(sum(1 for w in words(first[:m.start()]) if w.lower() not in STOPWORDS)
-               < DESCRIBED for m in _DEICTIC.finditer(first))
+    # a clause naming the rules ("Under the EAR, can I ship this order?") describes no case
+    case = _RULE_CLAUSE.sub("", first, count=1)
+    return any(sum(1 for w in words(case[:m.start()]) if w.lower() not in STOPWORDS)
+               < DESCRIBED for m in _DEICTIC.finditer(case))
+
+
+_RULE_CLAUSE = re.compile(r"^\s*(?:under|per|as\s+per|according\s+to|regarding|pursuant\s+to)"
+                          r"\s+[^,;?]{1,120},\s*", re.I)
 
 
 @ANSWER_CHECKS.register("facts_supplied")

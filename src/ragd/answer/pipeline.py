@@ -143,7 +143,8 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
 
 def _defining() -> Callable[[str, Candidate], frozenset[int]]:
     """Which of the things the question asks to define a passage plainly defines (their
-    positions in :func:`definition_subjects`; empty: none)."""
+    positions in :func:`definition_subjects`; empty: none), each read as asked or without
+    the words naming the passage's own document (:func:`undesignated`)."""
     subjects: dict[str, list[list[str]]] = {}
     found: dict[tuple[str, Any], frozenset[int]] = {}   # retrieval and context ask again
 
@@ -256,11 +257,12 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     # is a section reference, not a code the documents lack)
     plain_q = getattr(prof.scheme, "rewrite", lambda text: text)(q)
     # the terms a long question asks about are its ask's, as the models read it (its story's
-    # "new LIMS" is no term the answer must hold); as written, not spelling-corrected
+    # "new LIMS" is no term the answer must hold); as written, not spelling-corrected. What
+    # no document holds at all refuses from anywhere in the question (outside_terms).
     asked_q = focus(plain_q, int(prof.retrieval.get("focus_words", 0)))
     if ans["outside_terms"]:
         vocabulary = set().union(*pool_terms) if pool_terms else set()
-        lacking = outside_terms(asked_q, question_terms(asked_q), vocabulary)
+        lacking = outside_terms(plain_q, question_terms(plain_q), vocabulary)
         if lacking:
             return refuse("not_in_documents", evidence,
                           by=f"outside_terms: {', '.join(lacking)}")

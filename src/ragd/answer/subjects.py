@@ -7,10 +7,13 @@ that define what these return (:mod:`.shapes` reads the sentences).
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from typing import Sequence
 
 from ..analysis import analyze
+from ..embedding.tokenizer import whole_words
 
 _DEFINE_Q = re.compile(
     r"^\s*(?:what(?:\s+(?:is|are|r)|['’]s)\s+(?:meant\s+by\s+)?|whats\s+|define\s+|definition\s+of\s+|"
@@ -82,8 +85,8 @@ _COMPARE = (
 
 
 # where a compared side ends: a colon or semicolon, or a question run on after it
-_SIDE_END = re.compile(r"\s*[:;]\s*|,?\s+(?=(?:what|how|why|which|who|whom|when|where|"
-                       r"whether)\b)", re.I)
+_SIDE_END = re.compile(r"\s*[:;]\s*|,?\s+(?=(?:[Ww]hat|[Hh]ow|[Ww]hy|[Ww]hich|[Ww]ho|[Ww]hom|"
+                       r"[Ww]hen|[Ww]here|[Ww]hether)\b)")   # (not "WHO", the authority)
 
 
 def compared_subjects(question: str) -> list[list[str]]:
@@ -180,7 +183,10 @@ def undesignated(subject: Sequence[str], names: set[str]) -> list[str]:
     document it asks about ("mhra gxp data integrity guidance metadata definition" asks
     what metadata is, of the MHRA GxP data integrity guide). A word names the document when
     it is a term of its name, or one begins the other and both are ``NAME_PREFIX`` letters or
-    more (a file name's "guide" for "guidance"). [] when no word, or every word, names it."""
+    more (a file name's "guide" for "guidance"). The words set aside must hold a designation
+    — a code or an acronym no English word begins, "mhra", "gxp", "q9" — or they are the
+    term's own words that a file name happens to share ("data governance" of the MHRA data
+    integrity guide stays whole). [] when nothing is set aside, or everything would be."""
     def named(term: str) -> bool:
         return term in names or any(
             min(len(term), len(n)) >= NAME_PREFIX and (n.startswith(term) or term.startswith(n))
@@ -188,7 +194,25 @@ def undesignated(subject: Sequence[str], names: set[str]) -> list[str]:
     cut = 0
     while cut < len(subject) and named(subject[cut]):
         cut += 1
-    return list(subject[cut:]) if 0 < cut < len(subject) else []
+    if not 0 < cut < len(subject) or not any(designation(t) for t in subject[:cut]):
+        return []
+    return list(subject[cut:])
+
+
+def designation(term: str) -> bool:
+    """Whether an analysed term designates rather than says: it holds a digit ("q9",
+    "211"), or no English word of the bundled vocabulary begins with it ("mhra", "gxp";
+    not "integr", the stem of "integrity")."""
+    if any(ch.isdigit() for ch in term):
+        return True
+    words = _sorted_words()
+    i = bisect.bisect_left(words, term)
+    return not (i < len(words) and words[i].startswith(term))
+
+
+@functools.cache
+def _sorted_words() -> list[str]:
+    return sorted(w.lower() for w in whole_words())
 
 
 __all__ = ["KEYWORD_WORDS", "compared_subjects", "definition_subject", "definition_subjects",

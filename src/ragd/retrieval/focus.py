@@ -16,8 +16,9 @@ checks and the extractive reader. Short questions are left as they are.
 commas; a piece *asks* when it opens (after "so", "and", "but" ...) with a question word,
 an auxiliary verb ("can you explain ...", "does FDA ...") or a request ("explain",
 "describe", "tell me"), and holds at least two content words besides (a closing "can you
-clarify?" names nothing); a relative clause after a comma ("..., which worries our lead")
-does not ask unless it ends the question. The asking pieces, in order, are the focus; without one, the
+clarify?" names nothing); a relative clause after a comma ("..., which worries our lead";
+not "..., where should the plates be placed") is set aside unless it ends in "?" or nothing
+else asks. The asking pieces, in order, are the focus; without one, the
 pieces carrying an embedded question ("unsure whether that is allowed under ..."); without
 those, the whole question.
 """
@@ -39,6 +40,8 @@ _EMBEDDED = {"whether", "what", "which", "how", "why", "when", "where", "who", "
 # after a comma, not asking: a relative clause of the piece before ("..., which worries our
 # validation lead"), unless it ends the question with "?"
 _RELATIVE = {"which", "who", "whom", "whose", "where", "when"}
+_AUX = {"is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "must",
+        "may", "might", "will", "would", "shall", "has", "have", "had"}
 # words of the ask itself, which name nothing the passages could hold
 _ASK_WORDS = _OPENERS | {"you", "me", "us", "i", "we", "it", "this", "that", "please",
                          "exactly", "actually", "really", "know", "understand", "need",
@@ -70,12 +73,20 @@ def focus(question: str, min_words: int) -> str:
         pieces.append(_LEAD_TEXT.sub("", question[start:].strip()))
         clauses.append(comma)
     tokens = [[w.lower() for w in words(p)] for p in pieces]
-    asking = [p for p, t, clause in zip(pieces, tokens, clauses)
-              if t and t[0] in _OPENERS and _content(t[1:]) >= 2
-              and not (clause and t[0] in _RELATIVE and not p.rstrip().endswith("?"))]
+    opening = [t and t[0] in _OPENERS and _content(t[1:]) >= 2 for t in tokens]
+    # ", which worries our lead": a relative clause, unless a verb asks next ("where should
+    # ...", "who is ...") or it ends the question; set aside only when something else asks
+    relative = [bool(clause and t and t[0] in _RELATIVE and (len(t) < 2 or t[1] not in _AUX)
+                     and not p.rstrip().endswith("?"))
+                for p, t, clause in zip(pieces, tokens, clauses)]
+    embedded = [any(w in _EMBEDDED for w in t[1:]) and _content(t) >= 2 for t in tokens]
+    asking = [p for p, o, r in zip(pieces, opening, relative) if o and not r]
     if not asking:
-        asking = [p for p, t in zip(pieces, tokens)
-                  if any(w in _EMBEDDED for w in t[1:]) and _content(t) >= 2]
+        asking = [p for p, e, r in zip(pieces, embedded, relative) if e and not r]
+    if not asking:
+        asking = [p for p, o in zip(pieces, opening) if o]
+    if not asking:
+        asking = [p for p, e in zip(pieces, embedded) if e]
     if not asking or len(asking) == len(pieces):
         return question
     text = " ".join(p.rstrip(" ,;") for p in asking)

@@ -142,7 +142,7 @@ def name_matches(query: str, name: str, hints: Mapping[str, Sequence[str]],
         if f" {_phrase(phrase)} " in said and any(f.lower() in lowered for f in fragments):
             return True
     terms = set(analyze(query)) - ignore
-    return bool(terms & name_terms(name))
+    return bool(terms & name_terms(name, whole=False))
 
 
 def _field(c: Candidate, name: str) -> str:
