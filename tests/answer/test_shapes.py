@@ -272,6 +272,15 @@ def test_a_numbered_heading_echoed_by_its_definition_names_the_term():
     assert defined_term("6.17.2. Backup A copy of current data.") == []
 
 
+def test_a_glossary_term_with_its_abbreviation_echoed_defines_both():
+    s = ("ESTABLISHED CONDITIONS (ECs) ECs are legally binding information considered "
+         "necessary to assure product quality.")
+    assert defines(s, ["establish", "condit"]) and defines(s, ["ec"])
+    assert not defines(s, ["product"]) and not defines(s, ["establish"])
+    # no echo of the abbreviation: the weak-verb rule as before
+    assert not defines("Established conditions (ECs) for the product are listed.", ["ec"])
+
+
 def test_a_glossary_entrys_parenthesis_is_an_abbreviation_not_a_note():
     assert defined_term("Critical Quality Attribute (CQA): A physical property.") == [
         "critic", "qualiti", "attribut"]

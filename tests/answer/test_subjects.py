@@ -148,3 +148,13 @@ def test_a_compared_side_ends_where_a_question_runs_on_and_starts_after_a_lead_i
     # "WHO" the authority is no question word
     assert compared_subjects("What is the difference between EU GMP and the WHO GMP "
                              "guidelines?") == [["eu", "gmp"], ["gmp", "guidelin"]]
+
+
+def test_a_definitional_question_wrapped_in_a_request_names_its_subject():
+    assert definition_subjects("could you tell me how ICH Q12 actually defines established "
+                               "conditions (EC)?") == [["establish", "condit"], ["ec"]]
+    assert definition_subjects("Tell me how the guide defines metadata") == [["metadata"]]
+    assert definition_subjects("Explain what is meant by a batch") == [["batch"]]
+    # a request for something else names no term
+    assert definition_subjects("Explain where the WHO GMP main principles draw the line") == []
+    assert definition_subjects("could you tell me how long records are kept?") == []

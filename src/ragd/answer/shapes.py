@@ -75,6 +75,10 @@ def _defines(sentence: str, subject: Sequence[str]) -> bool:
     if m and m.group("verb") in _DASHES and _TITLED.match(sentence, m.end()):
         m = None                 # "Retention Samples – General Points 8.1 ...": a heading
     if m:
+        echoed = _ABBR_ECHO.match(m.group("head"))
+        if echoed:               # "ESTABLISHED CONDITIONS (ECs) ECs are ...": the term, or
+            return any(analyze(echoed.group(g)) == list(subject)    # its abbreviation
+                       for g in ("term", "abbr"))
         head = analyze(m.group("head"))
         if re.sub(r"\s+", " ", m.group("verb").lower()) in _WEAK:
             # "X is ...", "X includes ...": X itself opens it ("OOS results include ...",
@@ -88,6 +92,12 @@ def _defines(sentence: str, subject: Sequence[str]) -> bool:
         return True
     m = _TERM_ALONE.match(sentence)          # "Data integrity risk assessment (DIRA)." and
     return bool(m) and set(analyze(m.group("head"))) == wanted   # ... defined next
+
+
+# a glossary entry's term and abbreviation, the definition opening with the abbreviation:
+# "ESTABLISHED CONDITIONS (ECs) ECs are legally binding information ..."
+_ABBR_ECHO = re.compile(r"^\s*(?P<term>[^()]{1,80}?)\s*\(\s*(?P<abbr>[A-Za-z][\w-]{0,15})\s*\)\s*"
+                        r"(?P=abbr)\s*$", re.I)
 
 
 # a glossary entry's term standing alone as a sentence, its definition the next one:

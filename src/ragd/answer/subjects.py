@@ -19,6 +19,7 @@ _DEFINE_Q = re.compile(
     r"^\s*(?:what(?:\s+(?:is|are|r)|['’]s)\s+(?:meant\s+by\s+)?|whats\s+|define\s+|definition\s+of\s+|"
     r"what\s+does\s+(?P<mean>.+?)\s+(?:mean|stand\s+for)\b|"
     r"how\s+(?:does|do)\s+.+?\s+define\s+|how\s+(?:is|are)\s+(?P<how>.+?)\s+defined\b|"
+    r"how\s+(?!(?:does|do|is|are)\b).{1,80}?\s+defines\s+|"      # (asked indirectly, below)
     # "what does ICH say about continuous processing": what it is comes first
     r"what\s+(?:does|do)\s+.+?\s+(?:say|state)\s+(?:about|regarding)\s+)"
     r"(?P<rest>.*)$", re.I)
@@ -38,9 +39,19 @@ def definition_subject(question: str) -> list[str]:
     return _definition_subject(question)[0]
 
 
+# a request around the question: "could you tell me how ICH Q12 defines established
+# conditions", "I need to know what a PACMP is", "please explain what ... means"
+_REQUEST = re.compile(r"^\s*(?:please\s+)?(?:(?:could|can|would)\s+you\s+(?:please\s+)?"
+                      r"(?:tell|explain\s+to|show)\s+(?:me|us)\s+|(?:could|can|would)\s+you\s+"
+                      r"(?:please\s+)?explain\s+|(?:please\s+)?(?:tell|show)\s+(?:me|us)\s+|"
+                      r"(?:please\s+)?explain\s+|i\s+(?:need|want|would\s+like)\s+to\s+"
+                      r"(?:know|understand)\s+)(?=(?:what|how)\b)", re.I)
+
+
 def _definition_subject(question: str) -> tuple[list[str], list[str]]:
     """:func:`definition_subject`, and the acronyms the subject names in parentheses
     ("continuous manufacturing (CM)": CM), each as its analysed term."""
+    question = _REQUEST.sub("", question, count=1)
     m = _DEFINE_Q.match(question.strip())
     if m:
         subject = m.group("mean") or m.group("how") or m.group("rest")
