@@ -97,7 +97,7 @@ def unsupplied(question: str) -> bool:
     first = _first_sentence(question)
     if _OWN_VERDICT.match(first):
         return True
-    # a clause naming the rules ("Under the EAR, can I ship this order?") describes no case
+    # a clause naming the rules ("Under the regulations, can I ship this order?") is no case
     case = _RULE_CLAUSE.sub("", first, count=1)
     return any(sum(1 for w in words(case[:m.start()]) if w.lower() not in STOPWORDS)
                < DESCRIBED for m in _DEICTIC.finditer(case))

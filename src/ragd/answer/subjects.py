@@ -40,12 +40,11 @@ def definition_subject(question: str) -> list[str]:
 
 
 # a request around the question: "could you tell me how ICH Q12 defines established
-# conditions", "I need to know what a PACMP is", "please explain what ... means"
-_REQUEST = re.compile(r"^\s*(?:please\s+)?(?:(?:could|can|would)\s+you\s+(?:please\s+)?"
-                      r"(?:tell|explain\s+to|show)\s+(?:me|us)\s+|(?:could|can|would)\s+you\s+"
-                      r"(?:please\s+)?explain\s+|(?:please\s+)?(?:tell|show)\s+(?:me|us)\s+|"
-                      r"(?:please\s+)?explain\s+|i\s+(?:need|want|would\s+like)\s+to\s+"
-                      r"(?:know|understand)\s+)(?=(?:what|how)\b)", re.I)
+# conditions", "I need to know what is meant by a batch", "please explain what ... means"
+_REQUEST = re.compile(r"^\s*(?:(?:please\s+)?(?:(?:could|can|would)\s+you\s+(?:please\s+)?)?"
+                      r"(?:(?:tell|show)\s+(?:me|us)|explain(?:\s+to\s+(?:me|us))?)"
+                      r"|i\s+(?:need|want|would\s+like)\s+to\s+(?:know|understand))\s+"
+                      r"(?=(?:what|how)\b)", re.I)
 
 
 def _definition_subject(question: str) -> tuple[list[str], list[str]]:

@@ -145,10 +145,7 @@ def annotate(query: str, forms: dict[str, str]) -> str:
     """The query with each acronym written after the first place it spells out the long
     form ("... continuous manufacturing (CM)?"), as documents introduce one."""
     for acronym, form in forms.items():
-        words = [re.escape(w) for w in form.split()]
-        m = re.search(r"\b" + r"[\s-]+".join(words) + r"\b", query, re.I)
-        if m:
-            query = f"{query[:m.end()]} ({acronym}){query[m.end():]}"
+        query = _written_after(query, form, acronym)
     return query
 
 
@@ -162,14 +159,17 @@ def annotate_synonyms(query: str, forms: dict[str, str],
     for phrase, terms in rules.items():
         said = {t.lower() for t in terms}
         for acronym, form in forms.items():
-            if form.lower() not in said or re.search(rf"\({re.escape(acronym)}\)", query):
-                continue
-            words = [re.escape(w) for w in phrase.split()]
-            m = re.search(r"\b" + r"[\s-]+".join(words) + r"\b", query, re.I)
-            if m:
-                query = f"{query[:m.end()]} ({acronym}){query[m.end():]}"
+            if form.lower() in said and not re.search(rf"\({re.escape(acronym)}\)", query):
+                query = _written_after(query, phrase, acronym)
     return query
 
 
-__all__ = ["acronym_of", "annotate", "annotate_synonyms", "best_long_form", "candidates", "long_forms",
-           "short_forms"]
+def _written_after(query: str, phrase: str, acronym: str) -> str:
+    """The query with "(acronym)" after the first place it says ``phrase`` (as is without)."""
+    words = [re.escape(w) for w in phrase.split()]
+    m = re.search(r"\b" + r"[\s-]+".join(words) + r"\b", query, re.I)
+    return f"{query[:m.end()]} ({acronym}){query[m.end():]}" if m else query
+
+
+__all__ = ["acronym_of", "annotate", "annotate_synonyms", "best_long_form", "candidates",
+           "long_forms", "short_forms"]

@@ -168,34 +168,34 @@ class PgSnapshot:
         return [(r[0], int(r[1])) for r in rows]
 
     # -- reading -----------------------------------------------------------------------
-    def cosines(self, query: np.ndarray, keys: Sequence[Key]) -> dict[Key, float]:
-        q = self._query_vector(query)
+    def _keyed_rows(self, columns: sql.Composable, keys: Sequence[Key],
+                    join: sql.Composable = sql.SQL(""), params: dict | None = None
+                    ) -> list[tuple]:
+        """``columns`` of the chunks (alias ``c``, ``join`` added) whose keys are ``keys``."""
         keys = [k for k in dict.fromkeys(keys) if not holds_nul(k[0])]
         if not keys:
-            return {}
+            return []
+        with self._connection() as conn:
+            return conn.execute(sql.SQL(
+                "SELECT {cols} FROM unnest(%(docs)s::text[], %(idx)s::int[]) AS k(doc_id, idx) "
+                "JOIN {t} c ON c.doc_id = k.doc_id COLLATE \"C\" AND c.chunk_index = k.idx {join}"
+            ).format(cols=columns, t=Q.chunk_table(self._coll.cid), join=join),
+                {**(params or {}), "docs": [k[0] for k in keys],
+                 "idx": [int(k[1]) for k in keys]}).fetchall()
+
+    def cosines(self, query: np.ndarray, keys: Sequence[Key]) -> dict[Key, float]:
+        q = self._query_vector(query)
         # the distance as the vector search computes it (half precision for a halfvec index)
         dist = Q.distance_expr(self._coll.index, self._coll.info.embed_dims)
-        with self._connection() as conn:
-            rows = conn.execute(sql.SQL(
-                "SELECT c.doc_id, c.chunk_index, 1 - {dist} "
-                "FROM unnest(%(docs)s::text[], %(idx)s::int[]) AS k(doc_id, idx) "
-                "JOIN {t} c ON c.doc_id = k.doc_id COLLATE \"C\" AND c.chunk_index = k.idx"
-            ).format(dist=dist, t=Q.chunk_table(self._coll.cid)),
-                {"q": q, "docs": [k[0] for k in keys],
-                 "idx": [int(k[1]) for k in keys]}).fetchall()
+        rows = self._keyed_rows(sql.SQL("c.doc_id, c.chunk_index, 1 - {}").format(dist), keys,
+                                params={"q": q})
         return {(r[0], int(r[1])): float(r[2]) for r in rows}
 
     def get_chunks(self, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
-        keys = [k for k in dict.fromkeys(keys) if not holds_nul(k[0])]
-        if not keys:
-            return {}
-        with self._connection() as conn:
-            rows = conn.execute(sql.SQL(
-                "SELECT {cols}, d.title FROM unnest(%s::text[], %s::int[]) AS k(doc_id, idx) "
-                "JOIN {t} c ON c.doc_id = k.doc_id COLLATE \"C\" AND c.chunk_index = k.idx "
-                "JOIN documents d ON d.collection_id = c.collection_id AND d.doc_id = c.doc_id"
-            ).format(cols=COLUMNS, t=Q.chunk_table(self._coll.cid)),
-                ([k[0] for k in keys], [int(k[1]) for k in keys])).fetchall()
+        rows = self._keyed_rows(
+            sql.SQL("{}, d.title").format(COLUMNS), keys,
+            sql.SQL("JOIN documents d ON d.collection_id = c.collection_id "
+                    "AND d.doc_id = c.doc_id"))
         out: dict[Key, StoredChunk] = {}
         for row in rows:
             chunk = chunk_from_row(row)

@@ -132,43 +132,37 @@ class SQLiteSnapshot:
         return [(r[0], int(r[1])) for r in rows]
 
     # -- reading -----------------------------------------------------------------------
-    def get_chunks(self, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
-        out: dict[Key, StoredChunk] = {}
+    def _keyed_rows(self, columns: str, keys: Sequence[Key], join: str = "") -> list[tuple]:
+        """``columns`` of the chunks (alias ``c``, ``join`` added) whose keys are ``keys``."""
         ordered = sorted(set(keys))
+        rows: list[tuple] = []
         with self._lock:
             for start in range(0, len(ordered), 400):
                 part = ordered[start:start + 400]
                 # The exact keys as a VALUES table joined on the unique (collection, doc_id,
                 # chunk_index) index: one probe per key (two IN lists probed their product).
-                rows = self._rows(
+                rows += self._rows(
                     f"WITH k(doc_id, chunk_index) AS (VALUES {','.join(['(?, ?)'] * len(part))}) "
-                    f"SELECT {CHUNK_COLUMNS}, d.title FROM k "
+                    f"SELECT {columns} FROM k "
                     "JOIN chunks c ON c.collection_id = ? AND c.doc_id = k.doc_id "
-                    "AND c.chunk_index = k.chunk_index "
-                    "JOIN documents d ON d.collection_id = c.collection_id AND d.doc_id = c.doc_id",
+                    f"AND c.chunk_index = k.chunk_index {join}",
                     [*(v for key in part for v in key), self._cid])
-                for row in rows:
-                    chunk = chunk_from_row(row)
-                    out[chunk.key] = StoredChunk(chunk, row[14])
+        return rows
+
+    def get_chunks(self, keys: Sequence[Key]) -> dict[Key, StoredChunk]:
+        out: dict[Key, StoredChunk] = {}
+        for row in self._keyed_rows(
+                f"{CHUNK_COLUMNS}, d.title", keys,
+                "JOIN documents d ON d.collection_id = c.collection_id AND d.doc_id = c.doc_id"):
+            chunk = chunk_from_row(row)
+            out[chunk.key] = StoredChunk(chunk, row[14])
         return out
 
     def cosines(self, query: np.ndarray, keys: Sequence[Key]) -> dict[Key, float]:
         query = self._query_vector(query)
-        ordered = sorted(set(keys))
-        out: dict[Key, float] = {}
-        with self._lock:
-            for start in range(0, len(ordered), 400):
-                part = ordered[start:start + 400]
-                rows = self._rows(
-                    f"WITH k(doc_id, chunk_index) AS (VALUES {','.join(['(?, ?)'] * len(part))}) "
-                    "SELECT c.doc_id, c.chunk_index, c.embedding FROM k JOIN chunks c "
-                    "ON c.collection_id = ? AND c.doc_id = k.doc_id "
-                    "AND c.chunk_index = k.chunk_index",
-                    [*(v for key in part for v in key), self._cid])
-                for doc_id, index, blob in rows:
-                    vector = np.frombuffer(blob, dtype=np.float32)
-                    out[(doc_id, int(index))] = float(vector @ query)
-        return out
+        return {(doc_id, int(index)): float(np.frombuffer(blob, dtype=np.float32) @ query)
+                for doc_id, index, blob in self._keyed_rows(
+                    "c.doc_id, c.chunk_index, c.embedding", keys)}
 
     def search_texts(self) -> list[str]:
         """Every chunk's text (context line, then text), in rowid order: what the
