@@ -76,10 +76,12 @@ def test_workers_serve_searches_while_one_client_ingests(service_home, engine):
             t.join()
         assert not errors, errors[:5]
         assert counts["search"] >= 4 and counts["ingest"] >= 1, counts
-        assert httpx.get(f"{url}/v1/stats", headers={"Authorization": "Bearer nope"}
-                         ).status_code == 401
+        # (the load's clients wait up to 60 s; so do these: a worker may still be finishing
+        # the last ingest's work on a busy 2-core machine, and the default 5 s is no check)
+        assert httpx.get(f"{url}/v1/stats", headers={"Authorization": "Bearer nope"},
+                         timeout=60).status_code == 401
         stats = httpx.get(f"{url}/v1/stats", params={"collection": "serve-load"},
-                          headers=headers).json()
+                          headers=headers, timeout=60).json()
         assert stats["collections"][0]["documents"] == 5 * counts["ingest"]
     finally:
         proc.terminate()
