@@ -27,11 +27,15 @@ def test_workers_serve_searches_while_one_client_ingests(service_home, engine):
     key_file.write_text(KEY + "\n")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    # The server's output goes to a file, never to a pipe nobody reads during the load:
+    # a full pipe (64 KiB of access log, a few hundred requests on a fast machine) blocks
+    # the worker writing to it, in its event loop, and the server stops answering.
+    log_path = service_home / "serve-workers.log"
+    log = open(log_path, "w")
     proc = subprocess.Popen(
         [PYTHON, "-m", "ragd.cli", "serve", "--port", str(port), "--workers", "2",
          "--api-key-file", str(key_file), "--collection", "policies", "--mcp"],
-        env=ragd_env(service_home), cwd=service_home, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True)
+        env=ragd_env(service_home), cwd=service_home, stdout=log, stderr=subprocess.STDOUT)
     headers = {"Authorization": f"Bearer {KEY}"}
     errors: list[str] = []
     counts = {"search": 0, "ingest": 0}
@@ -85,6 +89,8 @@ def test_workers_serve_searches_while_one_client_ingests(service_home, engine):
         assert stats["collections"][0]["documents"] == 5 * counts["ingest"]
     finally:
         proc.terminate()
-        out, _ = proc.communicate(timeout=60)
+        proc.wait(timeout=60)
+        log.close()
+    out = log_path.read_text()
     assert "API key required" in out and KEY not in out
     assert "Started parent process" in out or "Uvicorn running" in out
