@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from ragd.analysis import analyze
 from ragd.answer.extractive import synthesize
 from ragd.answer.extractive import defines_in
-from ragd.answer.shapes import defined_term, defines, described_term, glossary, is_heading, lead
+from ragd.answer.shapes import (defined_term, defines, described_term, enumerates, glossary,
+                               is_heading, lead)
 from ragd.answer.subjects import definition_subject, definition_subjects
 from ragd.answer.terms import question_terms, weights
 from ragd.answer.types import Evidence, Fact
@@ -357,6 +358,34 @@ def test_a_sentence_holding_what_the_question_asks_for_gains_and_passes_the_pass
     period = ("(a) Any production record associated with a batch shall be retained for at "
               "least 1 year after the expiration date of the batch.")
     assert period not in plain and period in typed
+
+
+def test_a_sentence_holds_a_list_when_it_introduces_items_or_runs_them_on():
+    assert enumerates("These four elements are:")
+    assert enumerates("Such control procedures shall include, the following, where "
+                      "appropriate: (1) Tablet weight variation; (2) Disintegration time.")
+    assert enumerates("Records shall show: a. the name; b. the date.")
+    # one labelled item after a colon, a colon inside, or no items: no list
+    assert not enumerates("Laboratory controls shall include: (1) Determination of "
+                          "conformance to written specifications.")
+    assert not enumerates("Note: the weight of each tablet is recorded.")
+    assert not enumerates("The records are kept for (1) year under paragraph (2) of this part.")
+
+
+def test_a_question_asking_for_a_list_takes_the_sentence_holding_it_first():
+    facts = [_fact("E1", "Examination and testing of samples shall assure that in-process "
+                         "material conforms to specifications. In-process materials shall be "
+                         "tested for identity and strength during the production process."),
+             _fact("E2", "In-process control procedures shall include the following: (1) Tablet "
+                         "weight variation; (2) Disintegration time; (3) Dissolution rate.")]
+    q = "Which in-process controls does the regulation list for testing in-process materials?"
+    options = dict(max_sentences=2, min_coverage=0.2, relative=0.75, similarity=None)
+    plain = _texts(facts, q, **options)
+    listed = _texts(facts, q, **options, listed=enumerates)
+    items = ("In-process control procedures shall include the following: (1) Tablet weight "
+             "variation; (2) Disintegration time; (3) Dissolution rate.")
+    assert items not in plain
+    assert listed[0] == items and len(listed) == 2, listed
 
 
 def test_a_term_in_sentence_case_before_a_colon_and_a_dash_heading():

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragd.analysis import name_terms
-from ragd.answer.subjects import (compared_subjects, definition_subject, definition_subjects,
-                                  undesignated)
+from ragd.answer.subjects import (asks_for_list, compared_subjects, definition_subject,
+                                  definition_subjects, undesignated)
 
 
 def test_a_bare_keyword_question_asks_what_the_thing_it_names_is():
@@ -158,3 +158,18 @@ def test_a_definitional_question_wrapped_in_a_request_names_its_subject():
     # a request for something else names no term
     assert definition_subjects("Explain where the WHO GMP main principles draw the line") == []
     assert definition_subjects("could you tell me how long records are kept?") == []
+
+
+def test_a_question_asking_for_the_items_of_a_list():
+    for q in ("Which in-process controls does 21 CFR 211.110 list for sampling?",
+              "21 CFR 211.110 in-process controls listed for sampling",
+              "What are the four PQS elements in ICH Q10?",
+              "21 CFR 11.50 signature manifestation contents",
+              "What must a signed electronic record contain?",
+              "Which records does the batch file include?",
+              "proces validaton stages fda"):
+        assert asks_for_list(q), q
+    for q in ("What is an electronic signature?", "How long must batch records be kept?",
+              "Does the guide include biologics in its scope?",
+              "What are the responsibilities of the QP?"):
+        assert not asks_for_list(q), q

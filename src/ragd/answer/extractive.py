@@ -143,7 +143,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                define: Sequence[Sequence[str]] = (),
                definition_bonus: float = 0.2,
                typed: Callable[[str], bool] | None = None,
-               type_bonus: float = 0.0) -> list[Pick]:
+               type_bonus: float = 0.0,
+               listed: Callable[[str], bool] | None = None) -> list[Pick]:
     """Phase C, extractively: the picked sentences, passages in the facts' order (the one
     defining the term a definitional question asks about first), each in its own order.
 
@@ -171,7 +172,11 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     its analysed terms: one, or the two a comparison names), a sentence that defines one
     ("X means ...") gains ``definition_bonus`` and is a candidate. With ``typed`` (whether
     a sentence holds what the question asks for: a duration for "how long"), a candidate
-    that does gains ``type_bonus``.
+    that does gains ``type_bonus``. With ``listed`` (whether a sentence holds a list, for a
+    question asking for one's items), a sentence holding one has the form it asks for, as a
+    definition has (it gains ``definition_bonus``), and the strong ones are taken before
+    the others and their passage leads the answer (after one defining the term asked
+    about): the items are the answer, the sentences about them its context.
     """
     if not facts:
         return []
@@ -220,18 +225,22 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     picks: list[Pick] = []
     defining_rows: set[tuple[str, int]] = set()   # sentences defining a subject asked about
     holding_rows: set[tuple[str, int]] = set()    # ... holding what the question asks for
+    listing_rows: set[tuple[str, int]] = set()    # ... holding the list it asks for
     for (f, text, position, cov, prior), sim in zip(rows, sims):
         definition = _defines_any(text, define)
+        listing = listed is not None and listed(text)
         holding = bool(type_bonus) and typed is not None and typed(text)
         if definition:
             defining_rows.add((f.key, position))
         if holding:
             holding_rows.add((f.key, position))
+        if listing:
+            listing_rows.add((f.key, position))
         if cov < min_coverage and sim < min_similarity and not definition:
             continue
         score = prior if similarity is None else (similarity_weight * sim
                                                   + (1 - similarity_weight) * prior)
-        score += definition_bonus * definition + type_bonus * holding
+        score += definition_bonus * (definition or listing) + type_bonus * holding
         picks.append(Pick(f, text, position, cov, score, sim))
     if not picks:
         return []
@@ -242,7 +251,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     best_passage = max(passage[p.fact.key] for p in strong)
     # (a sentence defining what the question asks about is on its subject by its form, and
     # one holding what it asks for, by its content: "... retained for at least 1 year")
-    on_subject = defining_rows | holding_rows
+    on_subject = defining_rows | holding_rows | listing_rows
     strong = [p for p in strong if passage[p.fact.key] >= relative * best_passage
               or (p.fact.key, p.position) in on_subject]
     if any((p.fact.key, p.position) in defining_rows for p in strong):
@@ -250,7 +259,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         # ("(5) Digital signature means ..." beside "(7) Electronic signature means ...")
         # answer another question
         strong = [p for p in strong if not _defines_other(p.text, define)]
-    strong.sort(key=lambda p: (-p.score, p.fact.key, p.position))
+    strong.sort(key=lambda p: ((p.fact.key, p.position) not in listing_rows, -p.score,
+                               p.fact.key, p.position))
     at = {(f.key, position): (f, text, position, cov)
           for f, text, position, cov, _ in rows} if follow else {}
     chosen: list[Pick] = []
@@ -295,7 +305,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     order_of = {f.key: i for i, f in enumerate(facts)}
     wanted = [set(subject) for subject in define]
     plain = {p.fact.key for p in chosen if set(defined_term(p.text)) in wanted}
-    defining = plain or {p.fact.key for p in chosen if (p.fact.key, p.position) in defining_rows}
+    defining = plain or {p.fact.key for p in chosen if (p.fact.key, p.position) in defining_rows} \
+        or {p.fact.key for p in chosen if (p.fact.key, p.position) in listing_rows}
     return sorted(chosen, key=lambda p: (p.fact.key not in defining, order_of[p.fact.key],
                                          p.position))
 

@@ -30,7 +30,8 @@ from .checks import answer_type, outside_terms, satisfies, unanswered_terms
 from .extractive import defines_in, filter_facts, synthesize
 from .gates import Draft, run_checks
 from .render import render
-from .subjects import definition_subjects, undesignated
+from .shapes import enumerates
+from .subjects import asks_for_list, definition_subjects, undesignated
 from .support import check_sentences
 from .terms import QUESTION_WORDS, coverage, question_terms, weights
 from .types import ANSWERED, REFUSED, Answer, Dropped, Evidence, Fact, Rejection, Sentence, Trace
@@ -291,7 +292,9 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
                            similarity_weight=float(ans["similarity_weight"]),
                            define=_defined(asked, evidence) if ans["definitions"] else (),
                            typed=_typed(answer_type(asked)),
-                           type_bonus=float(ans["type_bonus"]))
+                           type_bonus=float(ans["type_bonus"]),
+                           listed=enumerates if ans["lists"] and asks_for_list(asked)
+                           else None)
         proposed = [Sentence(p.text, (p.fact.evidence,)) for p in picks]
         coverage_best = max((p.coverage for p in picks), default=0.0)
         signals["best_similarity"] = max((p.similarity for p in picks), default=0.0)

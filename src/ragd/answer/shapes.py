@@ -305,3 +305,17 @@ def is_heading(sentence: str, label: set[str] = frozenset(), first: bool = False
         return True                                 # "§ 11.100 General requirements. § 11.200 ..."
     terms = set(analyze(sentence))
     return bool(label) and (len(words) <= 12 or first) and bool(terms) and terms <= label
+
+
+_LIST_OPEN = re.compile(r":\s*\(?(?:1|a|i)[.)]\s")
+_LIST_NEXT = re.compile(r"[;,.]\s*(?:and\s+|or\s+)?\(?(?:2|b|ii)[.)]\s")
+
+
+def enumerates(sentence: str) -> bool:
+    """Whether a sentence holds a list: it introduces the items that follow it ("... shall
+    include the following:") or runs them on after a colon ("...: (1) ...; (2) ...")."""
+    text = sentence.rstrip()
+    if text.endswith(":"):
+        return True
+    opened = _LIST_OPEN.search(text)
+    return bool(opened and _LIST_NEXT.search(text, opened.end()))

@@ -227,3 +227,17 @@ def _sorted_words() -> list[str]:
 
 __all__ = ["KEYWORD_WORDS", "compared_subjects", "definition_subject", "definition_subjects",
            "undesignated"]
+
+
+_LIST_ASKED = re.compile(
+    r"\b(?:lists?|listed|enumerat\w*|contents|elements|components|steps|stages|phases|items)\b|"
+    r"\bwhich\b.{0,80}\b(?:include|includes|contain|contains)\b|"
+    r"\bwhat\b.{0,80}\b(?:must|should|shall|does|do)\b.{0,80}\b(?:include|contain)\b|"
+    r"\bthe (?:two|three|four|five|six|seven|eight|nine|ten|\d+) (?:\w+ ){0,3}\w+s\b", re.I)
+
+
+def asks_for_list(question: str) -> bool:
+    """Whether a question asks for the items of a list: "which in-process controls does
+    211.110 list", "what are the four PQS elements", "signature manifestation contents",
+    "what must a signed record contain"."""
+    return bool(_LIST_ASKED.search(" ".join(question.split())))

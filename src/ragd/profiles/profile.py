@@ -222,6 +222,8 @@ SCHEMA: dict[str, Any] = {
         "type_bonus": S.Key(S.number(0, 1), "extractive: added to the score of a sentence "
                             "holding what the question asks for (a duration for 'how long', "
                             "an amount, a number, a date)"),
+        "lists": S.Key(S.boolean(), "extractive: a question asking for a list's items takes a "
+                       "sentence holding a list first, its passage leading the answer"),
         "confidence_high": S.Key(S.number(0, 1), "top relevance for High"),
         "confidence_medium": S.Key(S.number(0, 1), "top relevance for Medium"),
         "refusal_text": S.Key(S.string(True), "the exact text of a refusal"),
