@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from ragd.analysis import analyze
 from ragd.answer.extractive import synthesize
 from ragd.answer.extractive import defines_in
-from ragd.answer.shapes import (defined_term, defines, described_term, enumerates, glossary,
-                               is_heading, lead)
+from ragd.answer.shapes import (defined_abbreviation, defined_term, defines, described_term,
+                               enumerates, glossary, is_heading, lead)
 from ragd.answer.subjects import definition_subject, definition_subjects
 from ragd.answer.terms import question_terms, weights
 from ragd.answer.types import Evidence, Fact
@@ -358,6 +358,23 @@ def test_a_sentence_holding_what_the_question_asks_for_gains_and_passes_the_pass
     period = ("(a) Any production record associated with a batch shall be retained for at "
               "least 1 year after the expiration date of the batch.")
     assert period not in plain and period in typed
+
+
+def test_a_plain_definition_defines_the_abbreviation_its_term_carries():
+    entry = ("Residence Time Distribution (RTD): A measure of the range of residence times "
+             "experienced by material passing through a process.")
+    assert defined_abbreviation(entry) == ["rtd"] and defines(entry, ["rtd"])
+    assert defines(entry, ["resid", "time", "distribut"])           # the term still is
+    assert defined_abbreviation("(4) Quality risk management (QRM) means a systematic "
+                                "process.") == ["qrm"]
+    assert defined_abbreviation("QUALITY RISK MANAGEMENT (QRM) A systematic process for "
+                                "the assessment of risks.") == ["qrm"]
+    # no plain definition, or a parenthesis that is no abbreviation: nothing
+    for text in ("Continuous manufacturing (CM) is an approach to production.",
+                 "The data (see 3.1) are kept for one year.",
+                 "Records of the RTD (residence time) must be kept.",
+                 "Run Time: The time interval used to produce a quantity of output."):
+        assert defined_abbreviation(text) == [] and not defines(text, ["rtd"]), text
 
 
 def test_a_sentence_holds_a_list_when_it_introduces_items_or_runs_them_on():

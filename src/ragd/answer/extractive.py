@@ -18,7 +18,8 @@ from typing import Callable, Mapping, Sequence
 
 from ..analysis import analyze
 from ..chunking import split_sentences
-from .shapes import defined_term, defines, described_term, fragment, glossary, is_heading, lead
+from .shapes import (defined_abbreviation, defined_term, defines, described_term, fragment,
+                     glossary, is_heading, lead)
 from .terms import coverage
 from .types import Fact
 
@@ -326,10 +327,12 @@ def defines_in(text: str, subjects: Sequence[Sequence[str]]) -> bool:
     """Whether a passage holds a sentence plainly defining one of ``subjects`` (what a
     question asks to define): "Design Space: The multidimensional ...", "(7) Electronic
     signature means ...", "QUALITY RISK MANAGEMENT (QRM) A systematic ..." — the term it
-    names is the subject, word for word (:func:`ragd.answer.shapes.defined_term`), or a
+    names is the subject, word for word (:func:`ragd.answer.shapes.defined_term`), or the
+    abbreviation it carries ("Residence Time Distribution (RTD): ..."), or a
     sentence the subject opens by saying what it consists of ("CM involves ...",
     :func:`ragd.answer.shapes.described_term`)."""
     wanted = [set(subject) for subject in subjects if subject]
     return bool(wanted) and any(set(defined_term(text[start:end])) in wanted
+                                or set(defined_abbreviation(text[start:end])) in wanted
                                 or set(described_term(text[start:end])) in wanted
                                 for start, end in _spans(text))

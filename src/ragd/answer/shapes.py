@@ -63,10 +63,12 @@ def defines(sentence: str, subject: Sequence[str]) -> bool:
     whose term stands in capitals before its definition: "QUALITY RISK MANAGEMENT (QRM) A
     systematic process for ...", or a glossary's term standing alone as a sentence before
     the one defining it: "Data integrity risk assessment (DIRA)."), at its start or after a
-    lead-in ending in a colon (:func:`clauses`). With a weak verb ("is", "are", "includes",
+    lead-in ending in a colon (:func:`clauses`); a plain definition defines the abbreviation
+    its term carries too ("Residence Time Distribution (RTD): ..." defines RTD). With a weak verb ("is", "are", "includes",
     "involves", "consists of", "comprises", a dash) the subject must open the sentence
     nearly alone ("CM involves the continuous feeding of ...")."""
-    return bool(subject) and any(_defines(clause, subject) for clause in clauses(sentence))
+    return bool(subject) and (any(_defines(clause, subject) for clause in clauses(sentence))
+                              or defined_abbreviation(sentence) == list(subject))
 
 
 def _defines(sentence: str, subject: Sequence[str]) -> bool:
@@ -132,6 +134,23 @@ def defined_term(sentence: str) -> list[str]:
 _ECHO = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,3})+\.?|\d{1,2}\.)\s+"
                    r"(?P<head>[^\W\d_][\w/-]*(?:\s[\w/-]+){0,4}?)\s(?P=head)\s+"
                    r"(?:is|are|means|refers\s+to)\s", re.I)
+
+
+# a plain definition's term carrying its abbreviation: "Residence Time Distribution (RTD): A
+# measure ...", "(4) Quality risk management (QRM) means ...", "QUALITY RISK MANAGEMENT (QRM) A ..."
+_HEAD_ABBR = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?[^()]{1,80}?\(\s*(?P<abbr>[A-Z][A-Za-z0-9-]{0,15})"
+                        r"\s*\)\s*(?::|means\b|shall\s+mean\b|is\s+defined\s+as\b|refers\s+to\b|[A-Z])")
+
+
+def defined_abbreviation(sentence: str) -> list[str]:
+    """The analysed abbreviation a plain definition gives its term ("Residence Time
+    Distribution (RTD): A measure of ..." → ["rtd"]): the definition defines it too, for a
+    question asking "what is RTD?", else []."""
+    for clause in clauses(sentence):
+        if _defined_term(clause):
+            m = _HEAD_ABBR.match(clause)
+            return analyze(m.group("abbr")) if m else []
+    return []
 
 
 def _defined_term(sentence: str) -> list[str]:
