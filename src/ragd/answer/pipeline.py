@@ -11,6 +11,7 @@ profile's exact refusal text and a reason from a closed set (:data:`REASONS`).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -22,7 +23,7 @@ from ..evidence import stages
 from ..profiles import Profile, load_profile
 from ..retrieval.focus import focus
 from ..retrieval.gather import gather
-from ..retrieval.query import validate_query
+from ..retrieval.query import spell_out_parts, validate_query
 from ..retrieval.threshold import relevance as relevance_of
 from ..types import Candidate
 from . import audit as _audit
@@ -134,7 +135,8 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
             on_answer(result)
         del exc
         return result
-    result = _run(q, collection, prof, llm, scope, audit_dir)
+    result = _run(spell_out_parts(q), collection, prof, llm, scope, audit_dir)
+    result = replace(result, question=q)        # (the question as asked, in every output)
     if prof.data["answer"]["audit"] and audit_dir is not None:
         _audit.append(Path(audit_dir), result)
     if on_answer:

@@ -1,6 +1,9 @@
-"""Query validation: what a query must be before any work is done."""
+"""Query validation: what a query must be before any work is done; and the one rewrite
+every query gets, abbreviated references to a document's parts spelled out."""
 
 from __future__ import annotations
+
+import re
 
 from ..errors import InvalidQueryError
 
@@ -18,3 +21,18 @@ def validate_query(query: object) -> str:
         raise InvalidQueryError(
             f"query is {len(text)} characters long; the limit is {MAX_QUERY_CHARS}")
     return text
+
+
+# an abbreviated reference to a document's part, before its number: "Ch.3", "Chap. IV",
+# "Art. 5", "App. B", "Para. 12" (a section sign and "Sec." are the citation schemes')
+_PART = re.compile(r"\b(?P<abbr>ch|chap|chapt|art|app|para|paras)\.\s*"
+                   r"(?=\d|[IVX]{1,5}\b|[A-Z]\b)", re.I)
+_SPELLED = {"ch": "Chapter", "chap": "Chapter", "chapt": "Chapter", "art": "Article",
+            "app": "Appendix", "para": "paragraph", "paras": "paragraphs"}
+
+
+def spell_out_parts(query: str) -> str:
+    """``query`` with abbreviated references to a document's parts spelled out ("EU GMP
+    Ch.3: ..." → "EU GMP Chapter 3: ..."): documents name their chapters in full, and
+    neither the lexical index nor the answer's checks read "Ch.3" as chapter 3."""
+    return _PART.sub(lambda m: _SPELLED[m.group("abbr").lower()] + " ", query)

@@ -20,7 +20,7 @@ from ..stores.base import Snapshot
 from ..text import query_terms
 from ..types import Candidate, Plan
 from .fusion import FUSION, fuse
-from .query import validate_query
+from .query import spell_out_parts, validate_query
 from .sections import pin_sections
 
 
@@ -70,7 +70,7 @@ def hit_lists(query: str, plan: Plan, coll: Collection,
     In hybrid mode the vector half (query embedding and the matrix product, both
     outside the GIL) runs on a worker thread while this one does the lexical half.
     """
-    query = validate_query(query)
+    query = spell_out_parts(validate_query(query))
     pool = _pool() if plan.mode == "hybrid" else None
     if snap is None:
         with coll.store.snapshot(coll.name, parallel=pool is not None) as snap:
@@ -141,7 +141,7 @@ def retrieve(query: str, plan: Plan | None, coll: Collection) -> list[Candidate]
     plan = plan or coll.plan
     if plan.mode == "hybrid":
         FUSION.get(plan.fusion)  # an unknown method fails before any search
-    query = validate_query(query)
+    query = spell_out_parts(validate_query(query))
     parallel = plan.mode == "hybrid" and _pool() is not None
     with coll.store.snapshot(coll.name, parallel=parallel) as snap:
         lists = {name: _skeletons(hits, name)
