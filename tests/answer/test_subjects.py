@@ -173,3 +173,13 @@ def test_a_question_asking_for_the_items_of_a_list():
               "Does the guide include biologics in its scope?",
               "What are the responsibilities of the QP?"):
         assert not asks_for_list(q), q
+
+
+def test_a_lead_in_naming_where_to_look_is_no_part_of_the_subject():
+    assert definition_subjects("MHRA GxP DI guidance: definition of metadata?") == [
+        ["metadata"]]
+    assert definition_subjects("ICH Q9: what is risk?") == [["risk"]]
+    # a lead-in that asks is the question itself; a colon question asking no definition
+    # names nothing
+    assert definition_subjects("What is X: a question?") == [["x", "question"]]
+    assert definition_subjects("EU GMP Ch.3: do QC labs have to be kept apart?") == []

@@ -263,8 +263,10 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     # "new LIMS" is no term the answer must hold); as written, not spelling-corrected. What
     # no document holds at all refuses from anywhere in the question (outside_terms).
     asked_q = focus(plain_q, int(prof.retrieval.get("focus_words", 0)))
+    # a document's name is the documents' too: "WHO TRS 1010" names trs1010-annex10.pdf
+    named = {c.doc_id: document_names(c.doc_id, c.title) for c in pool}
     if ans["outside_terms"]:
-        vocabulary = set().union(*pool_terms) if pool_terms else set()
+        vocabulary = set().union(*pool_terms, *named.values())
         lacking = outside_terms(plain_q, question_terms(plain_q), vocabulary)
         if lacking:
             return refuse("not_in_documents", evidence,
@@ -325,6 +327,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
         asked_q, [" ".join((e.text, e.citation, e.context, e.title))
                   for s in sentences for e in s.citations], pool_terms,
         documents=[t for c, t in zip(pool, pool_terms) if c.doc_id in cited_docs]
+        + [named[d] for d in sorted(cited_docs) if d in named]
     ) if ans["outside_terms"] else []
     if unanswered:
         return refuse("undetermined", evidence,

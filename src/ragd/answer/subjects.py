@@ -51,6 +51,10 @@ def _definition_subject(question: str) -> tuple[list[str], list[str]]:
     """:func:`definition_subject`, and the acronyms the subject names in parentheses
     ("continuous manufacturing (CM)": CM), each as its analysed term."""
     question = _REQUEST.sub("", question, count=1)
+    # a lead-in naming where to look: "MHRA GxP DI guidance: definition of metadata?"
+    lead_in, colon, asked = question.rpartition(":")
+    if colon and _DEFINE_Q.match(asked.strip()) and not _ANOTHER_QUESTION.search(lead_in):
+        question = asked
     m = _DEFINE_Q.match(question.strip())
     if m:
         subject = m.group("mean") or m.group("how") or m.group("rest")
