@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ragd.retrieval.acronyms import (acronym_of, annotate, annotate_synonyms, best_long_form,
-                                     candidates, long_forms, short_forms)
+                                     candidates, long_forms, named_long_form, short_forms,
+                                     spell_after)
 
 
 @pytest.mark.parametrize(("text", "acronym", "forms"), [
@@ -116,3 +117,20 @@ def test_a_synonym_an_expansion_rule_reads_as_a_long_form_takes_its_acronym():
     assert annotate_synonyms("continuous processing", {"BM": "batch manufacturing"},
                              rules) == "continuous processing"
     assert annotate_synonyms("batch processing", forms, rules) == "batch processing"
+
+
+def test_the_long_form_a_documents_name_spells():
+    names = ["fda/guidance-computer-software-assurance-production-quality-system.pdf",
+             "fda/Process-Validation--General-Principles-and-Practices.pdf",
+             "others/MHRA_GxP_data_integrity_guide_March.pdf", "Data Integrity guide"]
+    assert named_long_form(names, "CSA") == "computer software assurance"
+    assert named_long_form(names, "PV") == "process validation"
+    assert named_long_form(names, "DI") == "data integrity"      # two names, one form
+    assert named_long_form(names, "QC") is None
+    assert named_long_form([], "CSA") is None
+
+
+def test_an_acronym_is_followed_by_its_long_form_where_first_written():
+    assert spell_after("CSA definition, CSA scope", {"CSA": "computer software assurance"}) \
+        == "CSA (computer software assurance) definition, CSA scope"
+    assert spell_after("nothing here", {"CSA": "computer software assurance"}) == "nothing here"

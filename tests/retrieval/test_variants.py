@@ -140,3 +140,28 @@ def test_gather_searches_and_asks_with_the_acronym_of_a_long_form(coll):
     off = gather("How is continuous manufacturing described?", coll, {"k": 3},
                  Plan(k=10, pool=10))
     assert len(off.variants) == 1 and not off.short_forms
+
+
+def test_an_acronym_only_a_documents_name_spells_is_searched_and_read_spelled_out(
+        toy_collection):
+    ingest_documents([
+        Document("fda/guidance-computer-software-assurance-production.pdf", "Computer "
+                 "software assurance is a risk-based approach for establishing confidence "
+                 "that software is fit for its intended use."),
+        Document("ich/q9-quality-risk-management.pdf", "Risk is the combination of the "
+                 "probability of occurrence of harm and the severity of that harm.")],
+        toy_collection)
+    learned = learn("CSA definition", toy_collection, ON)
+    assert dict(learned.long_forms) == dict(learned.named_forms) == {
+        "CSA": "computer software assurance"}
+    got = gather("CSA definition", toy_collection, {"k": 3, **ON}, Plan(k=10, pool=10))
+    # the passages never write "CSA": the reranker and the reader get its long form too
+    assert got.asked == "CSA (computer software assurance) definition"
+    # written in lower case it is a word, not an acronym the names are read for
+    assert not learn("csa definition", toy_collection, ON).long_forms
+    # a text's own definition wins over a name
+    ingest_documents([Document("other", "A Clinical Study Agreement (CSA) is signed first.")],
+                     toy_collection)
+    text = learn("CSA definition", toy_collection, ON)
+    assert dict(text.long_forms) == {"CSA": "clinical study agreement"}
+    assert not text.named_forms

@@ -114,6 +114,29 @@ def best_long_form(texts: Iterable[str], acronym: str) -> str | None:
     return min(counts, key=lambda form: (-counts[form], form))
 
 
+_NAME_WORD = re.compile(r"[A-Za-z]+")
+
+
+def named_long_form(names: Iterable[str], acronym: str) -> str | None:
+    """The long form document names (file names, titles) spell for ``acronym``, for one no
+    text defines: as many consecutive words as it has letters, each giving its initial, none
+    a small word or a single letter ("guidance-computer-software-assurance-production.pdf":
+    CSA → "computer software assurance"; not "part i" for PI, nor "products in clinical"
+    for PIC: a name has no parenthesis to say which words are meant, so the reading is
+    strict); the form most names hold (ties: alphabetical), or None."""
+    counts: Counter[str] = Counter()
+    n = len(acronym)
+    letters = acronym.lower()
+    for name in names:
+        words = [w.lower() for w in _NAME_WORD.findall(name)]
+        counts.update({" ".join(words[i:i + n]) for i in range(len(words) - n + 1)
+                       if all(len(w) > 1 and w not in SMALL and w[0] == letter
+                              for w, letter in zip(words[i:i + n], letters))})
+    if not counts:
+        return None
+    return min(counts, key=lambda form: (-counts[form], form))
+
+
 def short_forms(query: str, texts: Iterable[str], limit: int = 3) -> dict[str, str]:
     """The acronyms ``texts`` define for long forms the query spells out word for word
     (acronym -> long form), those defined by the most texts first (ties: alphabetical), at
@@ -164,6 +187,14 @@ def annotate_synonyms(query: str, forms: dict[str, str],
     return query
 
 
+def spell_after(query: str, forms: Mapping[str, str]) -> str:
+    """The query with each acronym's long form after the first place it writes it ("CSA
+    (computer software assurance) definition"): for an acronym the passages never write."""
+    for acronym, form in forms.items():
+        query = _written_after(query, acronym, form)
+    return query
+
+
 def _written_after(query: str, phrase: str, acronym: str) -> str:
     """The query with "(acronym)" after the first place it says ``phrase`` (as is without)."""
     words = [re.escape(w) for w in phrase.split()]
@@ -172,4 +203,4 @@ def _written_after(query: str, phrase: str, acronym: str) -> str:
 
 
 __all__ = ["acronym_of", "annotate", "annotate_synonyms", "best_long_form", "candidates",
-           "long_forms", "short_forms"]
+           "long_forms", "named_long_form", "short_forms", "spell_after"]

@@ -56,7 +56,7 @@ from .mmr import mmr
 from .rerank import rerank
 from .retrieve import retrieve
 from .threshold import relevance as relevance_of
-from .acronyms import annotate, annotate_synonyms, short_forms as find_short_forms
+from .acronyms import annotate, annotate_synonyms, short_forms as find_short_forms, spell_after
 from .focus import focus
 from .variants import learn
 
@@ -223,6 +223,8 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     # corrected, naming its acronyms; a long question's ask alone (``focus_words``)
     asked = annotate_synonyms(focus(learned.corrected, int(settings.get("focus_words", 0))),
                               short, rules)
+    # an acronym only the documents' names spell: what it stands for, the passages say
+    asked = spell_after(asked, learned.named_forms)
     if prefer is not None and gated and kind == "cosine":
         before = len(passing)
         passing = admit(passing, pool, lambda c: bool(prefer(asked, c)), threshold,

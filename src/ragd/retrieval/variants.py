@@ -1,6 +1,9 @@
 """Query variants learned from the collection: misspelt words corrected against its
 vocabulary (:mod:`.spelling`), acronyms followed by the long forms its documents define
-(:mod:`.acronyms`). Settings ``retrieval.spelling`` and ``retrieval.acronyms``.
+(:mod:`.acronyms`), or, for one written in capitals that no text defines, the long form
+the documents' names spell ("CSA" in a question, "guidance-computer-software-assurance-
+....pdf": computer software assurance). Settings ``retrieval.spelling`` and
+``retrieval.acronyms``.
 
 What is learned is remembered per collection state (store, collection, data version), so
 the vocabulary is built and an acronym looked up once until the next write. Stores whose
@@ -11,6 +14,7 @@ lexical search and the hits' texts, which every store gives.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -24,11 +28,13 @@ ACRONYM_HITS = 100      # lexical hits of an acronym whose texts are read for it
                         # it is defined once, often in a long chunk that BM25 ranks low for
                         # the short form alone (30 missed "OOS": first definition at 53)
 MAX_ACRONYMS = 6        # query tokens looked up as acronyms, at most
+MAX_NAMED = 5_000       # documents whose names are read for an acronym no text defines
 _STATES = 4             # collection states remembered
 
 _lock = threading.Lock()
 _vocabularies: dict[tuple, spelling.Vocabulary | None] = {}
-_forms: dict[tuple, str | None] = {}
+_forms: dict[tuple, tuple[str | None, bool]] = {}
+_names: dict[tuple, tuple[str, ...]] = {}
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,7 @@ class Learned:
     corrected: str = ""                          # corrected only (what the answer reads)
     corrections: Mapping[str, str] = field(default_factory=dict)   # misspelt -> word
     long_forms: Mapping[str, str] = field(default_factory=dict)    # acronym -> long form
+    named_forms: Mapping[str, str] = field(default_factory=dict)   # ... spelled by names only
 
     @property
     def changed(self) -> bool:
@@ -64,17 +71,35 @@ def _vocabulary(state: tuple, snap: Any) -> spelling.Vocabulary | None:
     return vocab
 
 
-def _long_form(state: tuple, acronym: str, snap: Any) -> str | None:
+def _long_form(state: tuple, acronym: str, snap: Any, coll: Collection,
+               named: bool) -> tuple[str | None, bool]:
+    """The long form the collection's texts define for ``acronym``; else, when ``named``
+    (written in capitals), the one its documents' names spell; and whether it is that."""
     with _lock:
-        if (state, acronym) in _forms:
-            return _forms[(state, acronym)]
+        if (state, acronym, named) in _forms:
+            return _forms[(state, acronym, named)]
     hits = snap.lexical_search([acronym.lower()], ACRONYM_HITS)
     chunks = snap.get_chunks([h.key for h in hits]) if hits else {}
     texts = [search_text(s.chunk.context, s.chunk.text) for s in chunks.values()]
-    form = acronyms.best_long_form(sorted(texts), acronym)
+    found = (acronyms.best_long_form(sorted(texts), acronym), False)
+    if found[0] is None and named:
+        found = (acronyms.named_long_form(_document_names(state, coll), acronym), True)
     with _lock:
-        _remember(_forms, (state, acronym), form)
-    return form
+        _remember(_forms, (state, acronym, named), found)
+    return found
+
+
+def _document_names(state: tuple, coll: Collection) -> tuple[str, ...]:
+    """The collection's document ids and titles (none past :data:`MAX_NAMED` documents)."""
+    with _lock:
+        if (state,) in _names:
+            return _names[(state,)]
+    records = coll.store.list_documents(coll.name)
+    names = () if len(records) > MAX_NAMED else tuple(
+        sorted(name for r in records for name in (r.doc_id, r.title) if name))
+    with _lock:
+        _remember(_names, (state,), names)
+    return names
 
 
 def learn(query: str, coll: Collection, settings: Mapping[str, Any],
@@ -88,6 +113,7 @@ def learn(query: str, coll: Collection, settings: Mapping[str, Any],
         return Learned(query, query)
     fixes: dict[str, str] = {}
     forms: dict[str, str] = {}
+    named: dict[str, str] = {}
     text = query
     with coll.store.snapshot(coll.name) as snap:
         state = (coll.store.url, coll.name, snap.data_version)
@@ -101,13 +127,17 @@ def learn(query: str, coll: Collection, settings: Mapping[str, Any],
             wanted = [a for a in acronyms.candidates(text)
                       if _stem(a.lower()) not in ignore][:MAX_ACRONYMS]
             for acronym in wanted:
-                form = _long_form(state, acronym, snap)
+                # in capitals, and no designation before a number ("PI 011-3", "TRS 1010")
+                capitals = re.search(rf"\b{acronym}s?\b(?!\s*\d)", text) is not None
+                form, by_name = _long_form(state, acronym, snap, coll, capitals)
                 if form and form not in said:
                     forms[acronym] = form
+                    if by_name:
+                        named[acronym] = form
     corrected = text
     if forms:
         text = " ".join([text.rstrip(), *forms.values()])
-    return Learned(text, corrected, fixes, forms)
+    return Learned(text, corrected, fixes, forms, named)
 
 
 __all__ = ["ACRONYM_HITS", "Learned", "learn"]
