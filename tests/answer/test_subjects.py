@@ -183,3 +183,10 @@ def test_a_lead_in_naming_where_to_look_is_no_part_of_the_subject():
     # names nothing
     assert definition_subjects("What is X: a question?") == [["x", "question"]]
     assert definition_subjects("EU GMP Ch.3: do QC labs have to be kept apart?") == []
+
+
+def test_a_difference_asked_after_a_lead_in_names_both_sides():
+    assert compared_subjects("eu gmp annex 19 difference between a reference sample and a "
+                             "retention sample") == [["refer", "sampl"], ["retent", "sampl"]]
+    assert compared_subjects("Is there a difference between a batch and a lot?") == [
+        ["batch"], ["lot"]]

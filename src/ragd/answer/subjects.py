@@ -89,8 +89,9 @@ _ANOTHER_QUESTION = re.compile(r"\b(?:how|why|when|where|which|who|whom|what|whe
 
 
 _COMPARE = (
-    re.compile(r"^\s*(?:(?:what|which)\s+(?:is|are)\s+|what['’]s\s+|whats\s+)?(?:the\s+)?"
-               r"(?:main\s+|key\s+)?differences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$", re.I),
+    # (after any lead-in: "eu gmp annex 19 difference between ...", "Is there a ...")
+    re.compile(r"^(?:.*?\b)?(?:main\s+|key\s+)?differences?\s+between\s+(?P<a>.+?)\s+and\s+"
+               r"(?P<b>.+)$", re.I),
     re.compile(r"^\s*how\s+(?:does|do|is|are)\s+(?P<a>.+?)\s+(?:differ|different)\s+"
                r"from\s+(?P<b>.+)$", re.I),
     re.compile(r"^\s*compare\s+(?P<a>.+?)\s+(?:and|with|to)\s+(?P<b>.+)$", re.I),
