@@ -387,6 +387,11 @@ def test_a_sentence_holds_a_list_when_it_introduces_items_or_runs_them_on():
                           "conformance to written specifications.")
     assert not enumerates("Note: the weight of each tablet is recorded.")
     assert not enumerates("The records are kept for (1) year under paragraph (2) of this part.")
+    # a whole said to be made of two parts or more
+    assert enumerates("Risk assessment consists of the identification of hazards and the "
+                      "analysis and evaluation of risks.")
+    assert enumerates("The system comprises hardware, software and procedures.")
+    assert not enumerates("The batch record consists of one document.")
 
 
 def test_a_question_asking_for_a_list_takes_the_sentence_holding_it_first():

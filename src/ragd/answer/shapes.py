@@ -330,11 +330,19 @@ _LIST_OPEN = re.compile(r":\s*\(?(?:1|a|i)[.)]\s")
 _LIST_NEXT = re.compile(r"[;,.]\s*(?:and\s+|or\s+)?\(?(?:2|b|ii)[.)]\s")
 
 
+# a whole said to be made of parts, two or more: "Risk assessment consists of the
+# identification of hazards and the analysis and evaluation of risks ..."
+_MADE_OF = re.compile(r"^[^,;:]{1,80}?\b(?:consists?\s+of|comprises?|(?:is|are)\s+made\s+up\s+of|"
+                      r"(?:is|are)\s+composed\s+of)\s+[^;:]{3,200}?(?:,|\band\b)")
+
+
 def enumerates(sentence: str) -> bool:
     """Whether a sentence holds a list: it introduces the items that follow it ("... shall
-    include the following:") or runs them on after a colon ("...: (1) ...; (2) ...")."""
-    text = sentence.rstrip()
+    include the following:"), runs them on after a colon ("...: (1) ...; (2) ..."), or
+    says what its subject is made of, two parts or more ("Risk assessment consists of the
+    identification of hazards and the analysis ...")."""
+    text = " ".join(sentence.split())
     if text.endswith(":"):
         return True
     opened = _LIST_OPEN.search(text)
-    return bool(opened and _LIST_NEXT.search(text, opened.end()))
+    return bool(opened and _LIST_NEXT.search(text, opened.end())) or bool(_MADE_OF.match(text))
