@@ -369,6 +369,9 @@ def test_a_plain_definition_defines_the_abbreviation_its_term_carries():
                                 "process.") == ["qrm"]
     assert defined_abbreviation("QUALITY RISK MANAGEMENT (QRM) A systematic process for "
                                 "the assessment of risks.") == ["qrm"]
+    # an abbreviation inside the definition is not the term's
+    assert defined_abbreviation("Batch: A quantity of starting material (API) processed "
+                                "in one process.") == []
     # no plain definition, or a parenthesis that is no abbreviation: nothing
     for text in ("Continuous manufacturing (CM) is an approach to production.",
                  "The data (see 3.1) are kept for one year.",
@@ -447,3 +450,17 @@ def test_a_weak_verb_defines_only_what_opens_the_sentence():
     assert defines("Design space: The multidimensional combination.", ["design", "space"])
 
 
+
+
+def test_a_definition_asked_for_comes_before_a_list_in_the_same_context():
+    from ragd.answer.subjects import definition_subjects
+
+    facts = [_fact("E1", "The application shall include the following: (1) the name of the "
+                         "reference listed drug; (2) the strength of the drug."),
+             _fact("E2", "Reference listed drug means the listed drug identified by FDA as "
+                         "the drug product upon which an applicant relies.")]
+    q = "What is a reference listed drug?"
+    texts = _texts(facts, q, max_sentences=1, min_coverage=0.2, relative=0.5,
+                   similarity=None, define=definition_subjects(q), listed=enumerates)
+    assert texts == ["Reference listed drug means the listed drug identified by FDA as the "
+                     "drug product upon which an applicant relies."]

@@ -190,3 +190,18 @@ def test_a_difference_asked_after_a_lead_in_names_both_sides():
                              "retention sample") == [["refer", "sampl"], ["retent", "sampl"]]
     assert compared_subjects("Is there a difference between a batch and a lot?") == [
         ["batch"], ["lot"]]
+
+
+def test_no_list_is_asked_by_a_count_of_time_or_a_word_ending_in_s():
+    for q in ("Are batch records kept for the 3 years after release?",
+              "How long is the 12 months stability study?",
+              "What does the 2011 guidance say is required?"):
+        assert not asks_for_list(q), q
+    assert asks_for_list("the 3 stages of process validation")
+
+
+def test_the_authority_who_before_a_colon_is_no_question_word():
+    assert definition_subjects("WHO TRS 1010: what is a retest period?") == [
+        ["retest", "period"]]
+    assert definition_subjects("ICH Q9: could you tell me what is meant by hazard?") == [
+        ["hazard"]]

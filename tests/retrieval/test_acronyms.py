@@ -128,9 +128,15 @@ def test_the_long_form_a_documents_name_spells():
     assert named_long_form(names, "DI") == "data integrity"      # two names, one form
     assert named_long_form(names, "QC") is None
     assert named_long_form([], "CSA") is None
+    # a name's words only: no single letter ("part i"), no small word giving a letter
+    assert named_long_form(["gmp-guide-part-i"], "PI") is None
+    assert named_long_form(["products-in-clinical-trials"], "PIC") is None
 
 
 def test_an_acronym_is_followed_by_its_long_form_where_first_written():
     assert spell_after("CSA definition, CSA scope", {"CSA": "computer software assurance"}) \
         == "CSA (computer software assurance) definition, CSA scope"
     assert spell_after("nothing here", {"CSA": "computer software assurance"}) == "nothing here"
+    # its plural, in capitals only
+    assert spell_after("what are csa and CSAs?", {"CSA": "computer software assurance"}) \
+        == "what are csa and CSAs (computer software assurance)?"

@@ -26,6 +26,7 @@ def test_an_abbreviated_part_before_its_number_is_spelled_out(query, spelled):
 @pytest.mark.parametrize("query", [
     "Sec. 740.8: NAC versus ACA?",     # the citation schemes read "Sec." themselves
     "the arch. 3 dogs", "a chapter. 3 items", "the app. is slow", "Art. deco buildings",
+    "I checked the app. i think it works",
 ])
 def test_anything_else_is_left_as_written(query):
     assert spell_out_parts(query) == query
@@ -55,3 +56,11 @@ def test_an_answer_reads_the_spelled_out_question_and_shows_it_as_asked(toy_coll
     assert asked.question == "Ch.3: should laboratories be separated from production areas?"
     assert (asked.status, asked.answer) == (spelled.status, spelled.answer)
     assert [e.key for e in asked.evidence] == [e.key for e in spelled.evidence]
+
+
+def test_a_query_spelling_out_would_take_past_the_limit_is_left_as_written():
+    from ragd.retrieval.query import MAX_QUERY_CHARS
+
+    query = ("see ch.1 " * 222).strip()
+    assert len(query) <= MAX_QUERY_CHARS
+    assert spell_out_parts(query) == query

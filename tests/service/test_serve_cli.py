@@ -31,7 +31,7 @@ def test_workers_serve_searches_while_one_client_ingests(service_home, engine):
     # a full pipe (64 KiB of access log, a few hundred requests on a fast machine) blocks
     # the worker writing to it, in its event loop, and the server stops answering.
     log_path = service_home / "serve-workers.log"
-    log = open(log_path, "w")
+    log = open(log_path, "w")  # noqa: SIM115 - closed in the finally below
     proc = subprocess.Popen(
         [PYTHON, "-m", "ragd.cli", "serve", "--port", str(port), "--workers", "2",
          "--api-key-file", str(key_file), "--collection", "policies", "--mcp"],
@@ -89,7 +89,11 @@ def test_workers_serve_searches_while_one_client_ingests(service_home, engine):
         assert stats["collections"][0]["documents"] == 5 * counts["ingest"]
     finally:
         proc.terminate()
-        proc.wait(timeout=60)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=60)
         log.close()
     out = log_path.read_text()
     assert "API key required" in out and KEY not in out

@@ -260,7 +260,11 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         # ("(5) Digital signature means ..." beside "(7) Electronic signature means ...")
         # answer another question
         strong = [p for p in strong if not _defines_other(p.text, define)]
-    strong.sort(key=lambda p: ((p.fact.key, p.position) not in listing_rows, -p.score,
+    # (a list asked for comes first, after a sentence defining what the question names:
+    # "What is a reference listed drug?" is answered by its definition, not a list)
+    lists_asked = bool(listing_rows)
+    strong.sort(key=lambda p: (lists_asked and (p.fact.key, p.position) not in defining_rows,
+                               (p.fact.key, p.position) not in listing_rows, -p.score,
                                p.fact.key, p.position))
     at = {(f.key, position): (f, text, position, cov)
           for f, text, position, cov, _ in rows} if follow else {}

@@ -138,7 +138,7 @@ _ECHO = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,3})+\.?|\d{1,2}\.)\s+"
 
 # a plain definition's term carrying its abbreviation: "Residence Time Distribution (RTD): A
 # measure ...", "(4) Quality risk management (QRM) means ...", "QUALITY RISK MANAGEMENT (QRM) A ..."
-_HEAD_ABBR = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?[^()]{1,80}?\(\s*(?P<abbr>[A-Z][A-Za-z0-9-]{0,15})"
+_HEAD_ABBR = re.compile(r"^\s*(?:\(?[a-z0-9]{1,4}[.)]\s*)?[^():]{1,80}?\(\s*(?P<abbr>[A-Z][A-Za-z0-9-]{0,15})"
                         r"\s*\)\s*(?::|means\b|shall\s+mean\b|is\s+defined\s+as\b|refers\s+to\b|[A-Z])")
 
 

@@ -50,11 +50,12 @@ _REQUEST = re.compile(r"^\s*(?:(?:please\s+)?(?:(?:could|can|would)\s+you\s+(?:p
 def _definition_subject(question: str) -> tuple[list[str], list[str]]:
     """:func:`definition_subject`, and the acronyms the subject names in parentheses
     ("continuous manufacturing (CM)": CM), each as its analysed term."""
-    question = _REQUEST.sub("", question, count=1)
     # a lead-in naming where to look: "MHRA GxP DI guidance: definition of metadata?"
-    lead_in, colon, asked = question.rpartition(":")
-    if colon and _DEFINE_Q.match(asked.strip()) and not _ANOTHER_QUESTION.search(lead_in):
+    lead_in, colon, asked = question.partition(":")
+    asked = _REQUEST.sub("", asked.strip(), count=1)
+    if colon and _DEFINE_Q.match(asked) and not _ASKS.search(lead_in):
         question = asked
+    question = _REQUEST.sub("", question, count=1)
     m = _DEFINE_Q.match(question.strip())
     if m:
         subject = m.group("mean") or m.group("how") or m.group("rest")
@@ -86,17 +87,22 @@ _ACRONYM_AFTER = re.compile(r"\(\s*([A-Z][A-Za-z0-9]{1,11})\s*\)")   # two capit
 
 # a second question run into the first: what follows is no term
 _ANOTHER_QUESTION = re.compile(r"\b(?:how|why|when|where|which|who|whom|what|whether)\b", re.I)
+# a question word as a question writes it ("Who", "who"; not "WHO", the authority)
+_ASKS = re.compile(r"\b(?:[Hh]ow|[Ww]hy|[Ww]hen|[Ww]here|[Ww]hich|[Ww]ho|[Ww]hom|[Ww]hat|"
+                   r"[Ww]hether)\b")
 
 
 _COMPARE = (
-    # (after any lead-in: "eu gmp annex 19 difference between ...", "Is there a ...")
-    re.compile(r"^(?:.*?\b)?(?:main\s+|key\s+)?differences?\s+between\s+(?P<a>.+?)\s+and\s+"
-               r"(?P<b>.+)$", re.I),
+    re.compile(r"^\s*(?:(?:what|which)\s+(?:is|are)\s+|what['’]s\s+|whats\s+)?(?:the\s+)?"
+               r"(?:main\s+|key\s+)?differences?\s+between\s+(?P<a>.+?)\s+and\s+(?P<b>.+)$", re.I),
     re.compile(r"^\s*how\s+(?:does|do|is|are)\s+(?P<a>.+?)\s+(?:differ|different)\s+"
                r"from\s+(?P<b>.+)$", re.I),
     re.compile(r"^\s*compare\s+(?P<a>.+?)\s+(?:and|with|to)\s+(?P<b>.+)$", re.I),
     re.compile(r"^\s*(?P<a>[^?]+?)\s+(?:vs\.?|versus|compared\s+(?:to|with))\s+(?P<b>.+)$", re.I),
 )
+
+
+_DIFFERENCE = re.compile(r"\b(?:main\s+|key\s+)?differences?\s+between\s", re.I)
 
 
 # where a compared side ends: a colon or semicolon, or a question run on after it
@@ -110,7 +116,11 @@ def compared_subjects(question: str) -> list[list[str]]:
     sampl], [retent, sampl]), else []. Qualifiers and document designations ("under ...",
     "annex 19") are no part of either; a side is taken as written ("reference vs retention
     sample": [refer], [retent, sampl] — whether "sample" belongs to both is not guessed)."""
-    text = question.strip().rstrip("?.! ")
+    text = " ".join(question.split()).rstrip("?.! ")
+    # after any lead-in: "eu gmp annex 19 difference between ...", "Is there a ..."
+    anchor = _DIFFERENCE.search(text)
+    if anchor:
+        text = text[anchor.start():]
     for form in _COMPARE:
         m = form.match(text)
         if m:
@@ -230,15 +240,15 @@ def _sorted_words() -> list[str]:
     return sorted(w.lower() for w in whole_words())
 
 
-__all__ = ["KEYWORD_WORDS", "compared_subjects", "definition_subject", "definition_subjects",
-           "undesignated"]
 
 
 _LIST_ASKED = re.compile(
     r"\b(?:lists?|listed|enumerat\w*|contents|elements|components|steps|stages|phases|items)\b|"
     r"\bwhich\b.{0,80}\b(?:include|includes|contain|contains)\b|"
     r"\bwhat\b.{0,80}\b(?:must|should|shall|does|do)\b.{0,80}\b(?:include|contain)\b|"
-    r"\bthe (?:two|three|four|five|six|seven|eight|nine|ten|\d+) (?:\w+ ){0,3}\w+s\b", re.I)
+    # "the four PQS elements", "the 3 stages" (a count of things, not of time: "the 3 years")
+    r"\bthe (?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2}) (?:\w+ ){0,2}"
+    r"(?!(?:years|months|weeks|days|hours|minutes)\b)\w{2,}s\b", re.I)
 
 
 def asks_for_list(question: str) -> bool:
@@ -246,3 +256,7 @@ def asks_for_list(question: str) -> bool:
     211.110 list", "what are the four PQS elements", "signature manifestation contents",
     "what must a signed record contain"."""
     return bool(_LIST_ASKED.search(" ".join(question.split())))
+
+
+__all__ = ["KEYWORD_WORDS", "asks_for_list", "compared_subjects", "definition_subject",
+           "definition_subjects", "undesignated"]

@@ -127,6 +127,8 @@ def named_long_form(names: Iterable[str], acronym: str) -> str | None:
     counts: Counter[str] = Counter()
     n = len(acronym)
     letters = acronym.lower()
+    if not n:
+        return None
     for name in names:
         words = [w.lower() for w in _NAME_WORD.findall(name)]
         counts.update({" ".join(words[i:i + n]) for i in range(len(words) - n + 1)
@@ -188,10 +190,13 @@ def annotate_synonyms(query: str, forms: dict[str, str],
 
 
 def spell_after(query: str, forms: Mapping[str, str]) -> str:
-    """The query with each acronym's long form after the first place it writes it ("CSA
-    (computer software assurance) definition"): for an acronym the passages never write."""
+    """The query with each acronym's long form after the first place it writes it in
+    capitals ("CSA (computer software assurance) definition", "CSAs (...)"): for an
+    acronym no text defines, whose passages say what it stands for in full."""
     for acronym, form in forms.items():
-        query = _written_after(query, acronym, form)
+        m = re.search(rf"\b{re.escape(acronym)}s?\b", query)
+        if m:
+            query = f"{query[:m.end()]} ({form}){query[m.end():]}"
     return query
 
 

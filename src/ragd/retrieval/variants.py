@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
+from pathlib import PurePosixPath
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -33,7 +34,7 @@ _STATES = 4             # collection states remembered
 
 _lock = threading.Lock()
 _vocabularies: dict[tuple, spelling.Vocabulary | None] = {}
-_forms: dict[tuple, tuple[str | None, bool]] = {}
+_forms: dict[tuple, str | None] = {}
 _names: dict[tuple, tuple[str, ...]] = {}
 
 
@@ -71,35 +72,33 @@ def _vocabulary(state: tuple, snap: Any) -> spelling.Vocabulary | None:
     return vocab
 
 
-def _long_form(state: tuple, acronym: str, snap: Any, coll: Collection,
-               named: bool) -> tuple[str | None, bool]:
-    """The long form the collection's texts define for ``acronym``; else, when ``named``
-    (written in capitals), the one its documents' names spell; and whether it is that."""
+def _long_form(state: tuple, acronym: str, snap: Any) -> str | None:
+    """The long form the collection's texts define for ``acronym`` (read in ``snap``)."""
     with _lock:
-        if (state, acronym, named) in _forms:
-            return _forms[(state, acronym, named)]
+        if (state, acronym) in _forms:
+            return _forms[(state, acronym)]
     hits = snap.lexical_search([acronym.lower()], ACRONYM_HITS)
     chunks = snap.get_chunks([h.key for h in hits]) if hits else {}
     texts = [search_text(s.chunk.context, s.chunk.text) for s in chunks.values()]
-    found = (acronyms.best_long_form(sorted(texts), acronym), False)
-    if found[0] is None and named:
-        found = (acronyms.named_long_form(_document_names(state, coll), acronym), True)
+    form = acronyms.best_long_form(sorted(texts), acronym)
     with _lock:
-        _remember(_forms, (state, acronym, named), found)
-    return found
+        _remember(_forms, (state, acronym), form)
+    return form
 
 
-def _document_names(state: tuple, coll: Collection) -> tuple[str, ...]:
-    """The collection's document ids and titles (none past :data:`MAX_NAMED` documents)."""
+def _named_form(state: tuple, acronym: str, coll: Collection) -> str | None:
+    """The long form the collection's document names spell for ``acronym`` (ids as their
+    file names without folders and extension, and titles; none past :data:`MAX_NAMED`
+    documents). Read outside any snapshot: the store lists its documents itself."""
     with _lock:
-        if (state,) in _names:
-            return _names[(state,)]
-    records = coll.store.list_documents(coll.name)
-    names = () if len(records) > MAX_NAMED else tuple(
-        sorted(name for r in records for name in (r.doc_id, r.title) if name))
-    with _lock:
-        _remember(_names, (state,), names)
-    return names
+        names = _names.get((state,))
+    if names is None:
+        records = coll.store.list_documents(coll.name)
+        names = () if len(records) > MAX_NAMED else tuple(sorted(
+            name for r in records for name in (PurePosixPath(r.doc_id).stem, r.title) if name))
+        with _lock:
+            _remember(_names, (state,), names)
+    return acronyms.named_long_form(names, acronym)
 
 
 def learn(query: str, coll: Collection, settings: Mapping[str, Any],
@@ -114,6 +113,7 @@ def learn(query: str, coll: Collection, settings: Mapping[str, Any],
     fixes: dict[str, str] = {}
     forms: dict[str, str] = {}
     named: dict[str, str] = {}
+    unknown: list[str] = []
     text = query
     with coll.store.snapshot(coll.name) as snap:
         state = (coll.store.url, coll.name, snap.data_version)
@@ -127,13 +127,18 @@ def learn(query: str, coll: Collection, settings: Mapping[str, Any],
             wanted = [a for a in acronyms.candidates(text)
                       if _stem(a.lower()) not in ignore][:MAX_ACRONYMS]
             for acronym in wanted:
-                # in capitals, and no designation before a number ("PI 011-3", "TRS 1010")
-                capitals = re.search(rf"\b{acronym}s?\b(?!\s*\d)", text) is not None
-                form, by_name = _long_form(state, acronym, snap, coll, capitals)
-                if form and form not in said:
+                form = _long_form(state, acronym, snap)
+                if form is None:
+                    unknown.append(acronym)
+                elif form not in said:
                     forms[acronym] = form
-                    if by_name:
-                        named[acronym] = form
+    # one no text defines, written in capitals and no designation before a number ("PI
+    # 011-3", "TRS 1010"): the long form the documents' names spell
+    for acronym in unknown:
+        if re.search(rf"\b{acronym}s?\b(?!\s*\d)", text):
+            form = _named_form(state, acronym, coll)
+            if form and form not in text.lower():
+                forms[acronym] = named[acronym] = form
     corrected = text
     if forms:
         text = " ".join([text.rstrip(), *forms.values()])
