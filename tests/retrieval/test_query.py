@@ -54,6 +54,7 @@ def test_an_answer_reads_the_spelled_out_question_and_shows_it_as_asked(toy_coll
     spelled = ask("Chapter 3: should laboratories be separated from production areas?",
                   toy_collection)
     assert asked.question == "Ch.3: should laboratories be separated from production areas?"
+    assert asked.trace.read_as.startswith("Chapter 3: should laboratories")
     assert (asked.status, asked.answer) == (spelled.status, spelled.answer)
     assert [e.key for e in asked.evidence] == [e.key for e in spelled.evidence]
 

@@ -135,8 +135,13 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
             on_answer(result)
         del exc
         return result
-    result = _run(spell_out_parts(q), collection, prof, llm, scope, audit_dir)
-    result = replace(result, question=q)        # (the question as asked, in every output)
+    spelled = spell_out_parts(q)
+    result = _run(spelled, collection, prof, llm, scope, audit_dir)
+    # the question as asked, in every output; the trace says how it was read
+    trace = result.trace
+    if spelled != q and not trace.read_as:
+        trace = replace(trace, read_as=spelled)
+    result = replace(result, question=q, trace=trace)
     if prof.data["answer"]["audit"] and audit_dir is not None:
         _audit.append(Path(audit_dir), result)
     if on_answer:
