@@ -24,3 +24,16 @@ def test_a_question_naming_a_document_by_its_file_name_is_not_outside_the_docume
                 toy_collection)
     assert other.refusal_reason == "not_in_documents"
     assert other.trace.refused_by == "outside_terms: impd"
+
+
+def test_a_term_is_held_anywhere_when_some_passage_of_the_collection_holds_it(
+        toy_collection):
+    from ragd.analysis import analyze
+    from ragd.answer.pipeline import _held_anywhere
+
+    ingest_documents([Document("lab", "The LIMS stores laboratory results."),
+                      Document("val", "Retrospective validation is not an option for new "
+                               "systems.")], toy_collection)
+    assert _held_anywhere(toy_collection, " ".join(analyze("LIMS")))
+    assert _held_anywhere(toy_collection, " ".join(analyze("laboratory results")))
+    assert not _held_anywhere(toy_collection, " ".join(analyze("LIMS HIPAA")))

@@ -41,6 +41,15 @@ def test_an_ask_that_names_nothing_gives_way_to_the_embedded_question():
                             "EU GMP Chapter 7?")
 
 
+def test_a_lead_in_ending_in_a_colon_is_no_part_of_the_ask():
+    q = ("We went live with a new LIMS three months ago because the project slipped, so the "
+         "formal validation was never finished. Our IT manager now wants to write it up "
+         "afterwards. Before I push back at the steering meeting: is retrospective "
+         "validation acceptable for a new computerised system under PIC/S PI 011-3?")
+    assert focus(q, 30) == ("is retrospective validation acceptable for a new computerised "
+                            "system under PIC/S PI 011-3?")
+
+
 def test_short_questions_and_questions_without_an_ask_are_left_whole():
     assert focus("What is an electronic signature under 21 CFR Part 11?", 30) == \
         "What is an electronic signature under 21 CFR Part 11?"

@@ -48,8 +48,10 @@ _ASK_WORDS = _OPENERS | {"you", "me", "us", "i", "we", "it", "this", "that", "pl
                          "want", "like", "let", "give", "provide", "there", "any"}
 # a piece's leading "so", "and", "please" ... (the piece keeps at least one word)
 _LEAD_TEXT = re.compile(r"^(?:(?:" + "|".join(sorted(_LEADS)) + r")\b\W*)+(?=\w)", re.I)
-# a sentence ends at "?" or "!", or at "." after a lower-case word ("U.S. content" does not)
-_PIECES = re.compile(r"(?<=[?!])\s+|(?<=[a-z0-9)][.:])\s+(?=[A-Z])|;\s*|,\s+")
+# a sentence ends at "?" or "!", or at "." after a lower-case word ("U.S. content" does not);
+# a colon ends a lead-in ("Before I push back at the meeting: is ... acceptable?")
+_PIECES = re.compile(r"(?<=[?!])\s+|(?<=[a-z0-9)][.])\s+(?=[A-Z])|(?<=[A-Za-z0-9)]:)\s+|;\s*|"
+                     r",\s+")
 
 
 def _content(piece: list[str]) -> int:
