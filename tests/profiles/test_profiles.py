@@ -56,7 +56,7 @@ def test_the_content_hash_is_stable_and_follows_content(tmp_path):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("[retrieval]\nkk = 3\n", r"unknown key 'retrieval.kk' \(allowed here: acronyms, cache_ttl_seconds"),
+    ("[retrieval]\nkk = 3\n", r"unknown key 'retrieval.kk' \(allowed here: acronym_names, acronyms, cache_ttl_seconds"),
     ("[retrieval]\nk = \"ten\"\n", r"retrieval.k must be an integer >= 1 and <= 1000, got 'ten'"),
     ("[retrieval]\nk = true\n", r"retrieval.k must be an integer"),
     ("[retrieval]\nmode = \"semantic\"\n", r"retrieval.mode must be one of 'vector', 'lexical'"),

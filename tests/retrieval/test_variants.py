@@ -151,17 +151,19 @@ def test_an_acronym_only_a_documents_name_spells_is_searched_and_read_spelled_ou
         Document("ich/q9-quality-risk-management.pdf", "Risk is the combination of the "
                  "probability of occurrence of harm and the severity of that harm.")],
         toy_collection)
-    learned = learn("CSA definition", toy_collection, ON)
+    names = {**ON, "acronym_names": True}
+    assert not learn("CSA definition", toy_collection, ON).long_forms   # off by default
+    learned = learn("CSA definition", toy_collection, names)
     assert dict(learned.long_forms) == dict(learned.named_forms) == {
         "CSA": "computer software assurance"}
-    got = gather("CSA definition", toy_collection, {"k": 3, **ON}, Plan(k=10, pool=10))
+    got = gather("CSA definition", toy_collection, {"k": 3, **names}, Plan(k=10, pool=10))
     # the passages never write "CSA": the reranker and the reader get its long form too
     assert got.asked == "CSA (computer software assurance) definition"
     # written in lower case it is a word, not an acronym the names are read for
-    assert not learn("csa definition", toy_collection, ON).long_forms
+    assert not learn("csa definition", toy_collection, names).long_forms
     # a text's own definition wins over a name
     ingest_documents([Document("other", "A Clinical Study Agreement (CSA) is signed first.")],
                      toy_collection)
-    text = learn("CSA definition", toy_collection, ON)
+    text = learn("CSA definition", toy_collection, names)
     assert dict(text.long_forms) == {"CSA": "clinical study agreement"}
     assert not text.named_forms

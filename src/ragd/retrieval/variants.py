@@ -2,8 +2,10 @@
 vocabulary (:mod:`.spelling`), acronyms followed by the long forms its documents define
 (:mod:`.acronyms`), or, for one written in capitals that no text defines, the long form
 the documents' names spell ("CSA" in a question, "guidance-computer-software-assurance-
-....pdf": computer software assurance). Settings ``retrieval.spelling`` and
-``retrieval.acronyms``.
+....pdf": computer software assurance). Settings ``retrieval.spelling``,
+``retrieval.acronyms`` and ``retrieval.acronym_names`` (where documents are files whose
+names say what they are; a collection of sections titled by their headings spells "EU"
+as "end uses").
 
 What is learned is remembered per collection state (store, collection, data version), so
 the vocabulary is built and an acronym looked up once until the next write. Stores whose
@@ -134,7 +136,7 @@ def learn(query: str, coll: Collection, settings: Mapping[str, Any],
                     forms[acronym] = form
     # one no text defines, written in capitals and no designation before a number ("PI
     # 011-3", "TRS 1010"): the long form the documents' names spell
-    for acronym in unknown:
+    for acronym in unknown if settings.get("acronym_names", False) else ():
         if re.search(rf"\b{acronym}s?\b(?!\s*\d)", text):
             form = _named_form(state, acronym, coll)
             if form and form not in text.lower():
