@@ -170,3 +170,21 @@ def test_an_unfiltered_lexical_search_skips_the_snapshot_only_at_the_committed_v
     # filters need the snapshot's SQL: never the quick path
     assert reader.lexical_search("c", ["banana"], 5, Filters(tags_any=("none",))) == []
     assert len(opened) == 2
+
+
+def test_listing_documents_does_not_wait_behind_a_write_in_progress(tmp_path):
+    """An ingest batch holds the SQLite store's write connection; a listing reads the last
+    committed state meanwhile (a snapshot, as chunk_counts does) instead of waiting."""
+    import threading
+
+    store = open_store(tmp_path / "s")
+    store.create_collection("c", "m", 3, {})
+    put(store, "doc", "apple")
+    listed: list[list[str]] = []
+    with store._lock:                 # what a write holds for its whole batch
+        reader = threading.Thread(target=lambda: listed.append(
+            [r.doc_id for r in store.list_documents("c")]))
+        reader.start()
+        reader.join(timeout=10)
+        assert listed == [["doc"]], "the listing waited for the write connection"
+    store.close()

@@ -329,9 +329,10 @@ class SQLiteStore(SQLiteWrites, SQLiteVectorIndex):
         return self._record(row) if row else None
 
     def list_documents(self, collection: str) -> list[DocumentRecord]:
-        with self._lock:
-            rows = self._conn.execute(self._DOC_SQL + " ORDER BY doc_id",
-                                      (self._cid(collection),)).fetchall()
+        # read in a snapshot, as chunk_counts is: a listing does not wait behind a write
+        # holding the write connection (an ingest batch), it sees the last committed state
+        with self.snapshot(collection) as snap:
+            rows = snap.iter_rows(self._DOC_SQL + " ORDER BY doc_id", (snap._cid,))
         return [self._record(r) for r in rows]
 
     def chunk_counts(self, collection: str) -> dict[str, int]:
