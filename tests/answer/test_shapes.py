@@ -389,6 +389,7 @@ def test_a_sentence_holds_a_list_when_it_introduces_items_or_runs_them_on():
     assert not enumerates("Laboratory controls shall include: (1) Determination of "
                           "conformance to written specifications.")
     assert not enumerates("Note: the weight of each tablet is recorded.")
+    assert not enumerates("Table 1:") and not enumerates("Scope:")     # labels, not lists
     assert not enumerates("The records are kept for (1) year under paragraph (2) of this part.")
     # a whole said to be made of two parts or more
     assert enumerates("Risk assessment consists of the identification of hazards and the "

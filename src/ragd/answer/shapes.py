@@ -342,7 +342,7 @@ def enumerates(sentence: str) -> bool:
     says what its subject is made of, two parts or more ("Risk assessment consists of the
     identification of hazards and the analysis ...")."""
     text = " ".join(sentence.split())
-    if text.endswith(":"):
-        return True
+    if text.endswith(":"):          # a statement introducing items, not a label ("Table 1:")
+        return len(text.split()) >= 3
     opened = _LIST_OPEN.search(text)
     return bool(opened and _LIST_NEXT.search(text, opened.end())) or bool(_MADE_OF.match(text))
