@@ -11,8 +11,8 @@ profile's exact refusal text and a reason from a closed set (:data:`REASONS`).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -278,7 +278,8 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     # no document holds at all refuses from anywhere in the question (outside_terms).
     asked_q = focus(plain_q, int(prof.retrieval.get("focus_words", 0)))
     # a document's name is the documents' too: "WHO TRS 1010" names trs1010-annex10.pdf
-    named = {c.doc_id: document_names(c.doc_id, c.title) for c in pool}
+    named = {c.doc_id: document_names(c.doc_id, c.title)
+             for c in pool} if ans["outside_terms"] else {}
     if ans["outside_terms"]:
         vocabulary = set().union(*pool_terms, *named.values())
         lacking = outside_terms(plain_q, question_terms(plain_q), vocabulary)

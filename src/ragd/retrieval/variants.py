@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 import threading
-from pathlib import PurePosixPath
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any, Mapping
 
 from ..analysis import _stem
