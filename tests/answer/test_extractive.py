@@ -220,3 +220,63 @@ def test_a_passage_plainly_defining_the_term_leads_one_merely_saying_what_it_is(
     assert texts[0].startswith("Design Space: The multidimensional")
     assert not any(t.startswith("Control Strategy") for t in texts)   # another term's entry
     assert any(t.startswith("Design space is described") for t in texts)
+
+
+def test_the_sentence_the_model_reads_as_answering_best_passes_the_passage_bar():
+    # the question's own words ("main reason") are in the other passage; the answer says
+    # "primary purpose": the similarity model's best sentence stays, wherever its passage
+    q = "What is the main reason for the advance notice before an inspection?"
+    answering = ("The primary purpose for pre-announcing an inspection is to confirm the "
+                 "location and ensure that the records will be available.")
+    facts = [fact(1, "Notice is given a reasonable time before the inspection for the main "
+                     "site. The main reason to give the notice before is timing."),
+             fact(2, answering)]
+    terms = question_terms(q)
+    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+
+    def similarity(texts):   # the model's reading: the pre-announcement sentence answers
+        return [0.9 if "primary purpose" in t else 0.6 for t in texts]
+
+    options = dict(max_sentences=3, min_coverage=0.3, relative=0.75, similarity_weight=0.8,
+                   min_similarity=0.5)
+    picked = [p.text for p in synthesize(terms, weight, facts, similarity=similarity,
+                                         **options)]
+    assert answering in picked
+    # without the model the passage bar holds: the lexical reading alone keeps it out
+    assert answering not in [p.text for p in synthesize(terms, weight, facts, **options)]
+    # a best sentence the model itself doubts (under min_similarity) gets no pass
+    weak = [p.text for p in synthesize(terms, weight, facts, **options,
+                                       similarity=lambda ts: [0.45 if "primary" in t else 0.3
+                                                              for t in ts])]
+    assert answering not in weak
+
+
+def test_a_glossary_term_in_lower_case_joins_the_definition_it_names():
+    # WHO glossaries: "term. Definition." — a splitter leaves the term at the end of the
+    # entry before; it belongs to the sentence that defines it
+    quote = ("intermediate product. Partly processed product that must undergo further "
+             "steps before it becomes a bulk product. large-volume parenterals. Sterile "
+             "solutions intended for parenteral application with a volume of 100 ml or more "
+             "in one container. manufacturer. A company that carries out production.")
+    facts = [fact(1, quote)]
+    q = "What volume makes a large-volume parenteral?"
+    terms = question_terms(q)
+    weight = weights(terms, [set(analyze(quote))])
+    picked = [p.text for p in synthesize(terms, weight, facts, max_sentences=1,
+                                         min_coverage=0.3, fragments=False)]
+    assert picked == ["large-volume parenterals. Sterile solutions intended for parenteral "
+                      "application with a volume of 100 ml or more in one container."]
+    # the rest of an abbreviation, a clause after a semicolon or opening with "and", and a
+    # sentence cut by the passage's start are no terms: they stay where they are
+    for text, kept in (
+            ("Data that describe other data e.g. audit trails. Metadata also permit it.",
+             "Data that describe other data e.g. audit trails."),
+            ("Written procedures; deviations. This content is from the eCFR.",
+             "This content is from the eCFR."),
+            ("IBR approved for 820.3. and (b) Applicable requirements. Comply with them.",
+             "IBR approved for 820.3. and (b) Applicable requirements.")):
+        f = fact(2, text)
+        got = [p.text for p in synthesize(question_terms(text), weights(
+            question_terms(text), [set(analyze(text))]), [f], max_sentences=3,
+            min_coverage=0.0, relative=0.0)]
+        assert kept in got, (text, got)

@@ -465,3 +465,17 @@ def test_a_definition_asked_for_comes_before_a_list_in_the_same_context():
                    similarity=None, define=definition_subjects(q), listed=enumerates)
     assert texts == ["Reference listed drug means the listed drug identified by FDA as the "
                      "drug product upon which an applicant relies."]
+
+
+def test_a_remark_in_parentheses_is_read_without_its_own_verbs():
+    # "which is defined in ICH GCP" inside the remark defines nothing; the sentence
+    # defines raw data
+    text = ("Raw data (synonymous with 'source data' which is defined in ICH GCP) Raw data is "
+            "defined as the original record (data) which can be described as the first-capture "
+            "of information.")
+    assert defines(text, analyze("raw data"))
+    assert set(defined_term(text)) == {"raw", "data"}
+    assert not defines(text, analyze("source data"))
+    # an abbreviation in parentheses is no remark: it still names what is defined
+    assert defined_abbreviation("Residence Time Distribution (RTD): A measure of the range "
+                                "of residence times.") == analyze("RTD")

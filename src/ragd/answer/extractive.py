@@ -80,9 +80,27 @@ _BULLET = re.compile(rf"\s[{_BULLETS}]\s")
 _TRAILING_LABEL = re.compile(r"[:;]\s*((?:[ivx]{1,5}|[a-z]|\d{1,2})[.)])\s*$")
 
 
+# a glossary's term in lower case ending the sentence before its definition, which opens
+# in capitals: "... becomes a bulk product. large-volume parenterals. Sterile solutions ..."
+# (not the rest of an abbreviation, "e.g. audit trails.", nor a clause, "and (b) ...")
+_TERM = r"(?!(?:and|or|but|nor|the|a|an|of|to|in|on|at|by|for|with|as|from|see)\b)[a-z][^.!?;:]{0,80}[.:]"
+_TRAILING_TERM = re.compile(rf"(?<![^\W\d_]\.[^\W\d_])(?<!\betc)\.\s+({_TERM})\s*$")
+_TERM_FIRST = re.compile(rf"\s*({_TERM})\s+[A-Z]")
+TERM_WORDS = 6
+
+
+def _term_first(sentence: str) -> bool:
+    """Whether a sentence opens with a glossary's term in lower case, moved to it by
+    :func:`_sentences` ("large-volume parenterals. Sterile solutions ..."): no fragment."""
+    m = _TERM_FIRST.match(sentence)
+    return bool(m) and len(m.group(1).split()) <= TERM_WORDS
+
+
 def _sentences(quote: str) -> list[tuple[int, int]]:
     """Sentence spans, a list item's label ending a sentence ("... as appropriate: i.")
-    moved to the item it labels ("i. Batch records ...")."""
+    moved to the item it labels ("i. Batch records ..."), and a glossary's term written in
+    lower case ("large-volume parenterals.", which a sentence splitter leaves at the end of
+    the entry before) moved to the definition it names."""
     spans = list(split_sentences(quote))
     for i in range(len(spans) - 1):
         start, end = spans[i]
@@ -90,7 +108,12 @@ def _sentences(quote: str) -> list[tuple[int, int]]:
         if m and m.start(1) > start:
             spans[i] = (start, m.start(1))
             spans[i + 1] = (m.start(1), spans[i + 1][1])
-    return spans
+            continue
+        m = _TRAILING_TERM.search(quote, start, end)
+        if m and m.start(1) > start and _term_first(quote[m.start(1):spans[i + 1][1]]):
+            spans[i] = (start, m.start(1))
+            spans[i + 1] = (m.start(1), spans[i + 1][1])
+    return [(start, end) for start, end in spans if quote[start:end].strip()]
 
 
 def _spans(quote: str) -> list[tuple[int, int]]:
@@ -203,7 +226,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             text = normal(raw)
             items[(f.key, position)] = (text, _item(quote, start + cut))
             if (is_heading(raw, label, first=position == 0) and not _defines_any(raw, define)) \
-                    or (not fragments and fragment(raw)):
+                    or (not fragments and fragment(raw) and not _term_first(raw)):
                 continue                    # (a glossary's term alone is no mere heading)
             # ... which still says what the statement is about, as a passage's context does
             cov = coverage(question_terms, weight,
@@ -253,6 +276,13 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     # (a sentence defining what the question asks about is on its subject by its form, and
     # one holding what it asks for, by its content: "... retained for at least 1 year")
     on_subject = defining_rows | holding_rows | listing_rows
+    if similarity is not None:
+        # ... and the sentence the model reads as answering best, by its meaning: the terms
+        # its passage lacks may be the question's own wording ("the main reason" for "the
+        # Agency's primary purpose")
+        top = max(p.similarity for p in picks)
+        if top >= min_similarity:
+            on_subject |= {(p.fact.key, p.position) for p in picks if p.similarity == top}
     strong = [p for p in strong if passage[p.fact.key] >= relative * best_passage
               or (p.fact.key, p.position) in on_subject]
     if any((p.fact.key, p.position) in defining_rows for p in strong):

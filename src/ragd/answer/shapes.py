@@ -45,13 +45,19 @@ _LEAD_IN = re.compile(r":\s+(?=[A-Z])")
 LEAD_INS = 2             # clauses after a colon tried as a definition's start
 
 
+# a remark in parentheses, longer than an abbreviation or a label: "Raw data (synonymous
+# with 'source data' which is defined in ICH GCP) Raw data is defined as ..."
+_ASIDE = re.compile(r"\s*\([^()]{21,160}\)")
+
+
 def clauses(sentence: str) -> list[str]:
     """The sentence, then what follows each of its first colons that open a capitalised
     clause: a definition introduced by a lead-in ("Samples may therefore fall into two
     categories: Reference sample: a sample of ..." -> "Reference sample: a sample of ...").
     Runs of white space are read as one space (a PDF's text keeps them), which also keeps
-    the definition patterns, whose parts may each match white space, linear."""
-    sentence = " ".join(sentence.split())
+    the definition patterns, whose parts may each match white space, linear; a remark in
+    parentheses is read without (its own "is defined in" defines nothing)."""
+    sentence = _ASIDE.sub("", " ".join(sentence.split()))
     return [sentence] + [sentence[m.end():] for m in
                          itertools.islice(_LEAD_IN.finditer(sentence), LEAD_INS)]
 
