@@ -6,7 +6,7 @@ import pytest
 
 from ragd.retrieval.acronyms import (acronym_of, annotate, annotate_synonyms, best_long_form,
                                      candidates, long_forms, named_long_form, short_forms,
-                                     spell_after)
+                                     spell_after, written_out)
 
 
 @pytest.mark.parametrize(("text", "acronym", "forms"), [
@@ -140,3 +140,20 @@ def test_an_acronym_is_followed_by_its_long_form_where_first_written():
     # its plural, in capitals only
     assert spell_after("what are csa and CSAs?", {"CSA": "computer software assurance"}) \
         == "what are csa and CSAs (computer software assurance)?"
+
+
+def test_an_acronym_the_passages_never_write_reads_as_the_long_form_they_write_out():
+    texts = ["Each manufacturer shall document a quality management system that complies.",
+             "The quality management system requirements of ISO 13485 apply.",
+             "Quality management system records are kept."]
+    assert written_out("Which std must a device mfr's QMS comply with?", texts) == (
+        "Which std must a device mfr's quality management system (QMS) comply with?")
+    # written by the passages themselves: the acronym is theirs, nothing to read
+    assert written_out("What does the QMS need?", texts + ["The QMS shall be reviewed."]) == (
+        "What does the QMS need?")
+    # one passage writing the words is no reading (a chance run of initials), nor are runs
+    # broken by a small word, nor other initials
+    assert written_out("Is ITAR covered?", ["International traffic arms regulations."]) == (
+        "Is ITAR covered?")
+    assert written_out("REMS?", ["risk evaluation and mitigation strategies"] * 3) == "REMS?"
+    assert written_out("What is a CAPA?", texts) == "What is a CAPA?"

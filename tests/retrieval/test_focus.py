@@ -128,7 +128,7 @@ def test_a_relative_clause_after_a_comma_is_no_ask():
 
 @pytest.mark.parametrize(("tail", "ask"), [
     (", when must the alert levels be reviewed, according to Annex 1?",
-     "when must the alert levels be reviewed?"),
+     "when must the alert levels be reviewed according to Annex 1?"),   # (the source stays)
     (", where should settle plates be placed, if you can tell me?",
      "where should settle plates be placed?"),
     (", who is responsible for approving the monitoring plan, the QP or QA?",
@@ -141,3 +141,16 @@ def test_a_question_after_a_comma_still_asks(tail, ask):
              "asking about our environmental monitoring programme and the alert levels we set "
              "for it")
     assert focus(story + tail, 30) == ask
+
+
+def test_a_piece_naming_the_source_asked_of_stays_with_the_ask():
+    q = ("I am new in our QC lab and we are replacing an old HPLC method next month; "
+         "according to FDA's guidance on analytical procedures, when should a company "
+         "consider revalidation or a comparability study?")
+    assert focus(q, 30) == ("according to FDA's guidance on analytical procedures when should "
+                            "a company consider revalidation or a comparability study?")
+    # the story's own "in our lab" names no source, and a piece without a name is no source
+    story = ("In our lab we keep paper logbooks and the supplier says the new LIMS audit "
+             "trail is optional, which worries our validation lead; in practice, is an audit "
+             "trail required for GMP data under Annex 11?")
+    assert focus(story, 30) == "is an audit trail required for GMP data under Annex 11?"

@@ -21,6 +21,7 @@ from ..collection import Collection
 from ..errors import InvalidQueryError, ProfileMismatchError
 from ..evidence import stages
 from ..profiles import Profile, load_profile
+from ..retrieval.acronyms import written_out
 from ..retrieval.focus import focus
 from ..retrieval.gather import gather
 from ..retrieval.query import spell_out_parts, validate_query
@@ -273,6 +274,10 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     # acronyms and codes are read after the scheme writes references canonically ("S.302"
     # is a section reference, not a code the documents lack)
     plain_q = getattr(prof.scheme, "rewrite", lambda text: text)(q)
+    if prof.retrieval.get("acronym_names"):
+        # an acronym the passages never write, whose long form they write out, is the
+        # user's abbreviation ("a device mfr's QMS"), not a term the documents lack
+        plain_q = written_out(plain_q, [f"{c.context}\n{c.text}" for c in pool])
     # the terms a long question asks about are its ask's, as the models read it (its story's
     # "new LIMS" is no term the answer must hold); as written, not spelling-corrected. What
     # no document holds at all refuses from anywhere in the question (outside_terms).

@@ -124,19 +124,49 @@ def named_long_form(names: Iterable[str], acronym: str) -> str | None:
     CSA → "computer software assurance"; not "part i" for PI, nor "products in clinical"
     for PIC: a name has no parenthesis to say which words are meant, so the reading is
     strict); the form most names hold (ties: alphabetical), or None."""
+    return _initial_runs(names, acronym, 1)
+
+
+def _initial_runs(texts: Iterable[str], acronym: str, least: int) -> str | None:
+    """The run of consecutive words spelling ``acronym`` by their initials, none a small
+    word or a single letter, that most ``texts`` hold (at least ``least``; ties:
+    alphabetical), lower case, or None."""
     counts: Counter[str] = Counter()
     n = len(acronym)
     letters = acronym.lower()
     if not n:
         return None
-    for name in names:
-        words = [w.lower() for w in _NAME_WORD.findall(name)]
+    for text in texts:
+        words = [w.lower() for w in _NAME_WORD.findall(text)]
         counts.update({" ".join(words[i:i + n]) for i in range(len(words) - n + 1)
-                       if all(len(w) > 1 and w not in SMALL and w[0] == letter
-                              for w, letter in zip(words[i:i + n], letters))})
+                       if words[i][0] == letters[0]
+                       and all(len(w) > 1 and w not in SMALL and w[0] == letter
+                               for w, letter in zip(words[i:i + n], letters))})
+    counts = Counter({form: c for form, c in counts.items() if c >= least})
     if not counts:
         return None
     return min(counts, key=lambda form: (-counts[form], form))
+
+
+WRITTEN_LEAST = 2        # passages writing a long form out before it reads an acronym
+
+
+def written_out(question: str, texts: Sequence[str]) -> str:
+    """The question with each acronym in capitals (3 to 6 letters) that ``texts`` never
+    write, but whose long form at least :data:`WRITTEN_LEAST` of them write out word for
+    word, preceded by that long form as a document introduces one: "which std must a
+    device mfr's QMS comply with?" -> "... quality management system (QMS) comply with?".
+    The user abbreviates what the documents spell out; read so, the acronym is no term
+    the documents lack. The reading is strict (:func:`named_long_form`'s): no parenthesis
+    says which words are meant."""
+    held = {w for text in texts for w in re.findall(r"[A-Za-z]+", text)}
+    for token in dict.fromkeys(re.findall(r"\b[A-Z]{3,6}\b", question)):
+        if token in held or token.lower() in held or token.capitalize() in held:
+            continue
+        form = _initial_runs(texts, token, WRITTEN_LEAST)
+        if form:
+            question = re.sub(rf"\b{token}\b", f"{form} ({token})", question, count=1)
+    return question
 
 
 def short_forms(query: str, texts: Iterable[str], limit: int = 3) -> dict[str, str]:
@@ -208,4 +238,4 @@ def _written_after(query: str, phrase: str, acronym: str) -> str:
 
 
 __all__ = ["acronym_of", "annotate", "annotate_synonyms", "best_long_form", "candidates",
-           "long_forms", "named_long_form", "short_forms", "spell_after"]
+           "long_forms", "named_long_form", "short_forms", "spell_after", "written_out"]

@@ -20,7 +20,9 @@ clarify?" names nothing); a relative clause after a comma ("..., which worries o
 not "..., where should the plates be placed") is set aside unless it ends in "?" or nothing
 else asks. The asking pieces, in order, are the focus; without one, the
 pieces carrying an embedded question ("unsure whether that is allowed under ..."); without
-those, the whole question.
+those, the whole question. A piece naming the source asked of ("According to FDA's
+guidance on ...,", "Under EU GMP Annex 1,") stays with the ask: the cross-encoder reading
+the ask without it scores the very passages it names below its floor.
 """
 
 from __future__ import annotations
@@ -58,6 +60,21 @@ def _content(piece: list[str]) -> int:
     return sum(1 for w in piece if w not in STOPWORDS and w not in _ASK_WORDS)
 
 
+_SOURCE = {("according", "to"), ("as", "per"), ("per",), ("under",), ("in",)}
+_PERSONAL = {"i", "we", "our", "my", "me", "us", "you", "your", "ours", "mine"}
+_NAMED = re.compile(r"(?<!^)\b[A-Z]|\d")
+
+
+def _designates(piece: str, tokens: list[str]) -> bool:
+    """Whether a piece names the source a question asks of ("According to FDA's guidance on
+    validating lab test methods", "Under EU GMP Annex 1", "per 21 CFR 211"): it opens
+    with a preposition of source, names something (a capital past its first letter, or a
+    figure) and tells nothing of the asker (no "I", "we", "our" ...: "In our lab, ..." is
+    the story)."""
+    return (any(tuple(tokens[:len(lead)]) == lead for lead in _SOURCE)
+            and not _PERSONAL & set(tokens) and bool(_NAMED.search(piece.strip())))
+
+
 def focus(question: str, min_words: int) -> str:
     """The asking part of ``question`` when it has ``min_words`` words or more (0: never);
     otherwise, or when no piece can be told to ask, the question itself."""
@@ -90,6 +107,11 @@ def focus(question: str, min_words: int) -> str:
     if not asking:
         asking = [p for p, e in zip(pieces, embedded) if e]
     if not asking or len(asking) == len(pieces):
+        return question
+    # "According to FDA's guidance on ...,": where to look is part of the ask
+    chosen = set(map(id, asking))
+    asking = [p for p, t in zip(pieces, tokens) if id(p) in chosen or _designates(p, t)]
+    if len(asking) == len(pieces):
         return question
     text = " ".join(p.rstrip(" ,;") for p in asking)
     return text if text.endswith("?") else text.rstrip(".!") + "?"
