@@ -266,17 +266,40 @@ def test_a_glossary_term_in_lower_case_joins_the_definition_it_names():
                                          min_coverage=0.3, fragments=False)]
     assert picked == ["large-volume parenterals. Sterile solutions intended for parenteral "
                       "application with a volume of 100 ml or more in one container."]
-    # the rest of an abbreviation, a clause after a semicolon or opening with "and", and a
-    # sentence cut by the passage's start are no terms: they stay where they are
+    # outside a glossary (one such term alone), after an abbreviation the splitter keeps
+    # whole, a clause opening with "and", or words with figures, nothing moves
     for text, kept in (
-            ("Data that describe other data e.g. audit trails. Metadata also permit it.",
-             "Data that describe other data e.g. audit trails."),
-            ("Written procedures; deviations. This content is from the eCFR.",
-             "This content is from the eCFR."),
-            ("IBR approved for 820.3. and (b) Applicable requirements. Comply with them.",
-             "IBR approved for 820.3. and (b) Applicable requirements.")):
+            ("Data that describe other data e.g. audit trails. Metadata also permit it. "
+             "Other data. Some more.", "Data that describe other data e.g. audit trails."),
+            ("The hold time for samples is max. two hours at room temperature. Samples are "
+             "then discarded. Or kept.",
+             "The hold time for samples is max. two hours at room temperature."),
+            ("Hold the batch no. twelve. The batch is released. kept apart. Then it goes.",
+             "Hold the batch no. twelve."),
+            ("IBR approved for section 820. and (b) Applicable requirements. Comply with "
+             "them. Another line.", "IBR approved for section 820. and (b) Applicable "
+             "requirements."),
+            ("A single entry closes the text. lone term. Its definition is here.",
+             "A single entry closes the text. lone term.")):
         f = fact(2, text)
         got = [p.text for p in synthesize(question_terms(text), weights(
             question_terms(text), [set(analyze(text))]), [f], max_sentences=3,
             min_coverage=0.0, relative=0.0)]
         assert kept in got, (text, got)
+
+
+def test_a_list_introduction_gets_no_pass_from_its_similarity_alone():
+    # the model's best reading is a list's introduction whose items are elsewhere: it
+    # answers nothing, and the passage bar still applies to it
+    q = "What is the main reason for the advance notice before an inspection?"
+    intro = "You may not rely on the notice if any of the following apply:"
+    facts = [fact(1, "Notice is given a reasonable time before the inspection for the main "
+                     "site. The main reason to give the notice before is timing."),
+             fact(2, intro)]
+    terms = question_terms(q)
+    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+    picked = [p.text for p in synthesize(
+        terms, weight, facts, max_sentences=3, min_coverage=0.3, relative=0.75,
+        similarity_weight=0.8, min_similarity=0.5,
+        similarity=lambda ts: [0.9 if "following" in t else 0.6 for t in ts])]
+    assert intro not in picked and picked

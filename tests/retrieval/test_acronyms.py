@@ -157,3 +157,9 @@ def test_an_acronym_the_passages_never_write_reads_as_the_long_form_they_write_o
         "Is ITAR covered?")
     assert written_out("REMS?", ["risk evaluation and mitigation strategies"] * 3) == "REMS?"
     assert written_out("What is a CAPA?", texts) == "What is a CAPA?"
+    # a run never crosses a clause's end ("... of the process. Analytical testing ..." is
+    # no "process analytical testing"), and a long form the question writes is not doubled
+    ends = ["It ends the process. Analytical testing follows."] * 3
+    assert written_out("Is PAT needed?", ends) == "Is PAT needed?"
+    assert written_out("Is a quality management system (QMS) needed?", texts) == (
+        "Is a quality management system (QMS) needed?")

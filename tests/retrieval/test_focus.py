@@ -154,3 +154,15 @@ def test_a_piece_naming_the_source_asked_of_stays_with_the_ask():
              "trail is optional, which worries our validation lead; in practice, is an audit "
              "trail required for GMP data under Annex 11?")
     assert focus(story, 30) == "is an audit trail required for GMP data under Annex 11?"
+
+
+
+def test_a_piece_of_the_story_is_no_source():
+    story = ("We have been told many things about this over the last year by several people "
+             "at the site, ")
+    ask = "what must the alert levels be based on for grade A zones?"
+    for piece in ("In March 2023, ", "Under pressure from QA, ", "In the Dublin plant, ",
+                  "in breach of the export rules, "):
+        assert focus(story + piece + ask, 30) == ask
+    for piece in ("Under EU GMP Annex 1", "per 21 CFR 211", "under ICH Q13"):
+        assert focus(story + piece + ", " + ask, 30) == f"{piece} {ask}"

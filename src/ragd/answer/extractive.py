@@ -82,26 +82,34 @@ _TRAILING_LABEL = re.compile(r"[:;]\s*((?:[ivx]{1,5}|[a-z]|\d{1,2})[.)])\s*$")
 
 # a glossary's term in lower case ending the sentence before its definition, which opens
 # in capitals: "... becomes a bulk product. large-volume parenterals. Sterile solutions ..."
-# (not the rest of an abbreviation, "e.g. audit trails.", nor a clause, "and (b) ...")
-_TERM = r"(?!(?:and|or|but|nor|the|a|an|of|to|in|on|at|by|for|with|as|from|see)\b)[a-z][^.!?;:]{0,80}[.:]"
-_TRAILING_TERM = re.compile(rf"(?<![^\W\d_]\.[^\W\d_])(?<!\betc)\.\s+({_TERM})\s*$")
+# (no figures; not a clause, "and (b) ...", nor the rest of a sentence after an
+# abbreviation the splitter keeps whole, "e.g. audit trails.", "max. two hours at ...")
+_TERM = (r"(?!(?:and|or|but|nor|the|a|an|of|to|in|on|at|by|for|with|as|from|see)\b)"
+         r"[a-z][^.!?;:\d]{0,80}[.:]")
+_TRAILING_TERM = re.compile(rf"(?P<before>[^\W\d_]{{2,}})\.\s+(?P<term>{_TERM})\s*$")
 _TERM_FIRST = re.compile(rf"\s*({_TERM})\s+[A-Z]")
+_NOT_AN_END = frozenset("""eg ie etc cf al vs viz approx ca max min no nos nr ref refs fig
+figs vol vols ed eds eq resp incl sec art ch chap para pt pp op cit ex inc ltd co corp dept
+""".split())
 TERM_WORDS = 6
+GLOSSARY_ENTRIES = 2     # terms so written in one passage before they are read as one
 
 
 def _term_first(sentence: str) -> bool:
-    """Whether a sentence opens with a glossary's term in lower case, moved to it by
-    :func:`_sentences` ("large-volume parenterals. Sterile solutions ..."): no fragment."""
+    """Whether a sentence opens with a glossary's term in lower case ("large-volume
+    parenterals. Sterile solutions ..."), the shape :func:`_sentences` moves a term to."""
     m = _TERM_FIRST.match(sentence)
     return bool(m) and len(m.group(1).split()) <= TERM_WORDS
 
 
 def _sentences(quote: str) -> list[tuple[int, int]]:
     """Sentence spans, a list item's label ending a sentence ("... as appropriate: i.")
-    moved to the item it labels ("i. Batch records ..."), and a glossary's term written in
-    lower case ("large-volume parenterals.", which a sentence splitter leaves at the end of
-    the entry before) moved to the definition it names."""
+    moved to the item it labels ("i. Batch records ..."), and, in a glossary written "term.
+    Definition." with its terms in lower case (at least :data:`GLOSSARY_ENTRIES` of them in
+    the passage), each term a sentence splitter leaves at the end of the entry before
+    ("... a bulk product. large-volume parenterals.") moved to the definition it names."""
     spans = list(split_sentences(quote))
+    terms: dict[int, int] = {}           # span index -> where its trailing term starts
     for i in range(len(spans) - 1):
         start, end = spans[i]
         m = _TRAILING_LABEL.search(quote, start, end)
@@ -110,9 +118,13 @@ def _sentences(quote: str) -> list[tuple[int, int]]:
             spans[i + 1] = (m.start(1), spans[i + 1][1])
             continue
         m = _TRAILING_TERM.search(quote, start, end)
-        if m and m.start(1) > start and _term_first(quote[m.start(1):spans[i + 1][1]]):
-            spans[i] = (start, m.start(1))
-            spans[i + 1] = (m.start(1), spans[i + 1][1])
+        if m and m.start("term") > start and m.group("before").lower() not in _NOT_AN_END \
+                and _term_first(quote[m.start("term"):spans[i + 1][1]]):
+            terms[i] = m.start("term")
+    if len(terms) >= GLOSSARY_ENTRIES:
+        for i, cut in terms.items():
+            spans[i] = (spans[i][0], cut)
+            spans[i + 1] = (cut, spans[i + 1][1])
     return [(start, end) for start, end in spans if quote[start:end].strip()]
 
 
@@ -179,12 +191,13 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     question, which finds an answer worded otherwise ("returned" for "bring back"). A
     sentence is a candidate when its coverage reaches ``min_coverage`` or its similarity
     ``min_similarity``; it is kept when its score, and its passage's coverage, are at
-    least ``relative`` of the best (an answer stays on the question's subject); near-
-    duplicates count once. With ``context_terms``, a passage's context (its document
+    least ``relative`` of the best (an answer stays on the question's subject: the
+    sentence the similarity scores best, at least ``min_similarity``, is on it whatever its
+    passage's terms); near-duplicates count once. With ``context_terms``, a passage's context (its document
     title and heading path) counts towards the coverage of each of its sentences: a
     sentence under "Annex 11 > 9. Audit Trails" covers "Annex 11" and "audit trail". Without
     ``fragments``, a sentence starting in lower case (cut by a passage boundary) is not
-    picked. (With ``context_terms`` the similarity also reads the passage's context line.) A
+    picked, unless it opens with a glossary's term moved to it (:func:`_sentences`). (With ``context_terms`` the similarity also reads the passage's context line.) A
     bulleted item is a sentence of its own, and a picked sentence that introduces a list
     ("These four elements are:") brings the items that follow it; a heading run into a
     sentence is left out of it (:func:`~ragd.answer.shapes.lead`), unless it is the term a
@@ -226,7 +239,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             text = normal(raw)
             items[(f.key, position)] = (text, _item(quote, start + cut))
             if (is_heading(raw, label, first=position == 0) and not _defines_any(raw, define)) \
-                    or (not fragments and fragment(raw) and not _term_first(raw)):
+                    or (not fragments and fragment(raw)
+                        and not (position > 0 and _term_first(raw))):
                 continue                    # (a glossary's term alone is no mere heading)
             # ... which still says what the statement is about, as a passage's context does
             cov = coverage(question_terms, weight,
@@ -280,9 +294,12 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         # ... and the sentence the model reads as answering best, by its meaning: the terms
         # its passage lacks may be the question's own wording ("the main reason" for "the
         # Agency's primary purpose")
+        # (not a list's introduction: "... if any of the following apply:" answers
+        # nothing unless its items stand in the same passage, which its own merit decides)
         top = max(p.similarity for p in picks)
         if top >= min_similarity:
-            on_subject |= {(p.fact.key, p.position) for p in picks if p.similarity == top}
+            on_subject |= {(p.fact.key, p.position) for p in picks
+                           if p.similarity == top and not p.text.endswith(":")}
     strong = [p for p in strong if passage[p.fact.key] >= relative * best_passage
               or (p.fact.key, p.position) in on_subject]
     if any((p.fact.key, p.position) in defining_rows for p in strong):

@@ -50,14 +50,23 @@ LEAD_INS = 2             # clauses after a colon tried as a definition's start
 _ASIDE = re.compile(r"\s*\([^()]{21,160}\)")
 
 
+def _past_aside(sentence: str) -> str:
+    """The sentence read without its remarks in parentheses, when so read it opens with a
+    plain definition ("X means", "X is defined as", "X refers to": the remark's own "is
+    defined in" defines nothing), else ""; a weak "X is ..." or a term alone, once its
+    remark is gone, is no definition ("Audit trail (see also section 9 ...).")."""
+    plain = " ".join(sentence.split())
+    bare = _ASIDE.sub("", plain)
+    return bare if bare != plain and _MEANS.match(bare) else ""
+
+
 def clauses(sentence: str) -> list[str]:
     """The sentence, then what follows each of its first colons that open a capitalised
     clause: a definition introduced by a lead-in ("Samples may therefore fall into two
     categories: Reference sample: a sample of ..." -> "Reference sample: a sample of ...").
     Runs of white space are read as one space (a PDF's text keeps them), which also keeps
-    the definition patterns, whose parts may each match white space, linear; a remark in
-    parentheses is read without (its own "is defined in" defines nothing)."""
-    sentence = _ASIDE.sub("", " ".join(sentence.split()))
+    the definition patterns, whose parts may each match white space, linear."""
+    sentence = " ".join(sentence.split())
     return [sentence] + [sentence[m.end():] for m in
                          itertools.islice(_LEAD_IN.finditer(sentence), LEAD_INS)]
 
@@ -73,8 +82,10 @@ def defines(sentence: str, subject: Sequence[str]) -> bool:
     its term carries too ("Residence Time Distribution (RTD): ..." defines RTD). With a weak verb ("is", "are", "includes",
     "involves", "consists of", "comprises", a dash) the subject must open the sentence
     nearly alone ("CM involves the continuous feeding of ...")."""
+    bare = _past_aside(sentence)
     return bool(subject) and (any(_defines(clause, subject) for clause in clauses(sentence))
-                              or defined_abbreviation(sentence) == list(subject))
+                              or defined_abbreviation(sentence) == list(subject)
+                              or bool(bare) and _defines(bare, subject))
 
 
 def _defines(sentence: str, subject: Sequence[str]) -> bool:
@@ -132,7 +143,8 @@ def defined_term(sentence: str) -> list[str]:
         term = _defined_term(clause)
         if term:
             return term
-    return []
+    bare = _past_aside(sentence)
+    return _defined_term(bare) if bare else []
 
 
 # a numbered glossary heading that is the term, the term then opening its definition:

@@ -120,7 +120,8 @@ SCHEMA: dict[str, Any] = {
         "acronyms": S.Key(S.boolean(), "also search it with its acronyms' long forms as the "
                           "documents define them"),
         "acronym_names": S.Key(S.boolean(), "and, for an acronym in capitals no text defines, "
-                               "the long form the documents' names spell"),
+                               "the long form the documents' names spell; one the passages "
+                               "never write but write out is read as written out"),
         "focus_words": S.Key(S.integer(0), "a question this long (words) is read by the "
                              "reranker, the checks and the reader as its ask alone; 0: never"),
         "expansions": S.AnyTable(S.Key(S.list_of(S.string(True))),

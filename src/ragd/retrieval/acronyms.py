@@ -132,39 +132,64 @@ def _initial_runs(texts: Iterable[str], acronym: str, least: int) -> str | None:
     word or a single letter, that most ``texts`` hold (at least ``least``; ties:
     alphabetical), lower case, or None."""
     counts: Counter[str] = Counter()
-    n = len(acronym)
-    letters = acronym.lower()
+    for words in (_words(text) for text in texts):
+        counts.update(_runs(words, acronym))
+    return _most(counts, least)
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _NAME_WORD.findall(text)]
+
+
+def _runs(words: Sequence[str], acronym: str) -> set[str]:
+    n, letters = len(acronym), acronym.lower()
     if not n:
-        return None
-    for text in texts:
-        words = [w.lower() for w in _NAME_WORD.findall(text)]
-        counts.update({" ".join(words[i:i + n]) for i in range(len(words) - n + 1)
-                       if words[i][0] == letters[0]
-                       and all(len(w) > 1 and w not in SMALL and w[0] == letter
-                               for w, letter in zip(words[i:i + n], letters))})
-    counts = Counter({form: c for form, c in counts.items() if c >= least})
-    if not counts:
-        return None
-    return min(counts, key=lambda form: (-counts[form], form))
+        return set()
+    return {" ".join(words[i:i + n]) for i in range(len(words) - n + 1)
+            if words[i][0] == letters[0]
+            and all(len(w) > 1 and w not in SMALL and w[0] == letter
+                    for w, letter in zip(words[i:i + n], letters))}
+
+
+def _most(counts: Counter[str], least: int) -> str | None:
+    kept = {form: c for form, c in counts.items() if c >= least}
+    return min(kept, key=lambda form: (-kept[form], form)) if kept else None
 
 
 WRITTEN_LEAST = 2        # passages writing a long form out before it reads an acronym
+WRITTEN_MOST = 8         # acronyms of one question read so, at most
+_CLAUSE = re.compile(r"[.;:!?()\[\]\n]")
 
 
 def written_out(question: str, texts: Sequence[str]) -> str:
-    """The question with each acronym in capitals (3 to 6 letters) that ``texts`` never
-    write, but whose long form at least :data:`WRITTEN_LEAST` of them write out word for
-    word, preceded by that long form as a document introduces one: "which std must a
+    """The question with each acronym written in capitals (3 to 6 letters) that ``texts``
+    never write, but whose long form at least :data:`WRITTEN_LEAST` of them write out
+    (consecutive words of one clause, each giving its initial, none a small word or a single
+    letter), preceded by that long form as a document introduces one: "which std must a
     device mfr's QMS comply with?" -> "... quality management system (QMS) comply with?".
-    The user abbreviates what the documents spell out; read so, the acronym is no term
-    the documents lack. The reading is strict (:func:`named_long_form`'s): no parenthesis
-    says which words are meant."""
-    held = {w for text in texts for w in re.findall(r"[A-Za-z]+", text)}
+    The user abbreviates what the documents spell out; read so, the acronym is no term the
+    documents lack. The reading is strict (:func:`named_long_form`'s): no parenthesis says
+    which words are meant. At most :data:`WRITTEN_MOST` acronyms are tried; one the question
+    already follows its long form with is left as it is."""
+    wanted = []
+    held: set[str] | None = None
     for token in dict.fromkeys(re.findall(r"\b[A-Z]{3,6}\b", question)):
-        if token in held or token.lower() in held or token.capitalize() in held:
-            continue
-        form = _initial_runs(texts, token, WRITTEN_LEAST)
-        if form:
+        if held is None:
+            held = {w for text in texts for w in re.findall(r"[A-Za-z]+", text)}
+        if token not in held and token.lower() not in held and token.capitalize() not in held:
+            wanted.append(token)
+        if len(wanted) >= WRITTEN_MOST:
+            break
+    if not wanted:
+        return question
+    # each passage's clauses, split into words once (a run never crosses a clause's end)
+    passages = [[_words(part) for part in _CLAUSE.split(text)] for text in texts]
+    for token in wanted:
+        counts: Counter[str] = Counter()
+        for clauses in passages:   # a passage counts once, whichever clause spells it
+            counts.update(set().union(*(_runs(words, token) for words in clauses)))
+        form = _most(counts, WRITTEN_LEAST)
+        if form and not re.search(rf"\b{re.escape(form)}\W+{token}\b", question, re.I):
             question = re.sub(rf"\b{token}\b", f"{form} ({token})", question, count=1)
     return question
 

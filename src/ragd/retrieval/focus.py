@@ -60,19 +60,30 @@ def _content(piece: list[str]) -> int:
     return sum(1 for w in piece if w not in STOPWORDS and w not in _ASK_WORDS)
 
 
-_SOURCE = {("according", "to"), ("as", "per"), ("per",), ("under",), ("in",)}
+_SOURCE = (("according", "to"), ("as", "per"), ("per",), ("under",), ("in",))
 _PERSONAL = {"i", "we", "our", "my", "me", "us", "you", "your", "ours", "mine"}
-_NAMED = re.compile(r"(?<!^)\b[A-Z]|\d")
+# what a source is called: a written text, or a numbered part of one ("21 CFR 211")
+_TEXTS = {"guidance", "guidances", "guideline", "guidelines", "guide", "annex", "annexes",
+          "appendix", "chapter", "part", "section", "article", "regulation", "regulations",
+          "rule", "rules", "directive", "act", "code", "standard", "law", "document", "cfr",
+          "usc"}
+_CODE = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z0-9]+$|^\d+(?:\.\d+)+$")   # "q13", "740.20"
+NAMES_WITHIN = 4         # words after the preposition within which the text is named
 
 
 def _designates(piece: str, tokens: list[str]) -> bool:
-    """Whether a piece names the source a question asks of ("According to FDA's guidance on
-    validating lab test methods", "Under EU GMP Annex 1", "per 21 CFR 211"): it opens
-    with a preposition of source, names something (a capital past its first letter, or a
-    figure) and tells nothing of the asker (no "I", "we", "our" ...: "In our lab, ..." is
-    the story)."""
-    return (any(tuple(tokens[:len(lead)]) == lead for lead in _SOURCE)
-            and not _PERSONAL & set(tokens) and bool(_NAMED.search(piece.strip())))
+    """Whether a piece names the text a question asks of ("According to FDA's guidance on
+    validating lab test methods", "Under EU GMP Annex 1", "per 21 CFR 211", "under ICH
+    Q13"): it opens with a preposition of source, names a text within its next
+    :data:`NAMES_WITHIN` words (a word for one, a code mixing letters and figures, a
+    section sign) and tells nothing of the asker (no "I", "we", "our" ...): "In the EMA
+    guideline on ...", not "Under pressure from QA", "In the Dublin plant" nor "In our lab"
+    (the story)."""
+    lead = next((lead for lead in _SOURCE if tuple(tokens[:len(lead)]) == lead), None)
+    if lead is None or _PERSONAL & set(tokens):
+        return False
+    named = tokens[len(lead):len(lead) + NAMES_WITHIN]
+    return "§" in piece or any(t in _TEXTS or _CODE.match(t) for t in named)
 
 
 def focus(question: str, min_words: int) -> str:
