@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragd.analysis import name_terms
+from ragd.analysis import analyze, name_terms
 from ragd.answer.subjects import (asks_for_list, compared_subjects, definition_subject,
                                   definition_subjects, undesignated)
 
@@ -205,3 +205,14 @@ def test_the_authority_who_before_a_colon_is_no_question_word():
         ["retest", "period"]]
     assert definition_subjects("ICH Q9: could you tell me what is meant by hazard?") == [
         ["hazard"]]
+
+
+def test_how_a_text_describes_a_thing_asks_what_it_is():
+    assert definition_subjects("How does ICH Q13 describe continuous manufacturing?") == [
+        analyze("continuous manufacturing")]
+    assert definition_subjects("I need to know how the WHO data integrity guideline "
+                               "describes a data integrity risk assessment.") == [
+        analyze("data integrity risk assessment")]
+    assert definition_subjects("How is a batch described in Annex 16?") == [analyze("batch")]
+    # describing what to do is no definition
+    assert definition_subjects("Describe how deviations must be recorded.") == []

@@ -18,8 +18,9 @@ from ..embedding.tokenizer import whole_words
 _DEFINE_Q = re.compile(
     r"^\s*(?:what(?:\s+(?:is|are|r)|['’]s)\s+(?:meant\s+by\s+)?|whats\s+|define\s+|definition\s+of\s+|"
     r"what\s+does\s+(?P<mean>.+?)\s+(?:mean|stand\s+for)\b|"
-    r"how\s+(?:does|do)\s+.+?\s+define\s+|how\s+(?:is|are)\s+(?P<how>.+?)\s+defined\b|"
-    r"how\s+(?!(?:does|do|is|are)\b).{1,80}?\s+defines\s+|"      # (asked indirectly, below)
+    r"how\s+(?:does|do)\s+.+?\s+(?:define|describe)\s+|"
+    r"how\s+(?:is|are)\s+(?P<how>.+?)\s+(?:defined|described)\b|"
+    r"how\s+(?!(?:does|do|is|are)\b).{1,80}?\s+(?:defines|describes)\s+|"   # (indirectly, below)
     # "what does ICH say about continuous processing": what it is comes first
     r"what\s+(?:does|do)\s+.+?\s+(?:say|state)\s+(?:about|regarding)\s+)"
     r"(?P<rest>.*)$", re.I)
