@@ -51,6 +51,17 @@ def test_a_regulations_source_note_is_never_an_answer():
         assert not is_heading(statement), statement
 
 
+def test_a_notice_about_the_document_is_never_an_answer():
+    for notice in ("Reproduction prohibited for commercial purposes.",
+                   "Reproduction for internal use is authorised, provided that the source is "
+                   "acknowledged.", "© European Medicines Agency, 2023. All rights reserved.",
+                   "Copyright 2021 PIC/S, reproduction for commercial use is not allowed."):
+        assert is_heading(notice), notice
+    for statement in ("Reproduction of the test results must be possible from the raw data.",
+                      "The reproducibility of the method should be demonstrated."):
+        assert not is_heading(statement), statement
+
+
 def test_statements_that_only_look_like_headings_stay_whole():
     for sentence in ("3.2 Elements of the PQS are described below in detail.",
                      "21 CFR 211.180 requires records to be kept.",

@@ -316,6 +316,10 @@ _LABELS = re.compile(r"^\s*(?:\(\s*[a-zA-Z0-9]{1,5}\s*\)\s*)+")
 # a regulation's source or authority note, or its amendment history in brackets:
 # "Source: 43 FR 45077, Sept. 29, 1978, unless otherwise noted.", "[62 FR 13464, ...]"
 _NOTE = re.compile(r"^\s*(?:(?:Source|Authority)\s*:|\[\s*\d+\s+FR\s+\d+)")
+# a notice about the document itself, not a statement of its subject: "Reproduction
+# prohibited for commercial purposes.", "All rights reserved.", "© EMA 2023"
+_NOTICE = re.compile(r"\breproduction\b[^.]{0,60}\b(?:prohibited|authori[sz]ed|permitted)\b|"
+                     r"\ball rights reserved\b|^\s*(?:©|copyright\b)", re.I)
 
 
 def is_heading(sentence: str, label: set[str] = frozenset(), first: bool = False) -> bool:
@@ -323,11 +327,13 @@ def is_heading(sentence: str, label: set[str] = frozenset(), first: bool = False
     heading, made mostly of references and numbers, a title in capitals or in title case
     ("( e ) Export Control Statement."), a table of contents ("§ 11.100 General
     requirements. § 11.200 Signature components."), a source or authority note ("Source: 43
-    FR 45077, Sept. 29, 1978, unless otherwise noted."), or (a line of at most 12 words, or
+    FR 45077, Sept. 29, 1978, unless otherwise noted."), a notice about the document
+    ("Reproduction prohibited for commercial purposes."), or (a line of at most 12 words, or
     the passage's ``first`` line at any length: "Section 89. Act done in good faith for
     benefit of child ...") only words of the passage's own heading or title (``label``)."""
     words = sentence.split()
-    if len(words) < 4 or sentence.lstrip().startswith("#") or _NOTE.match(sentence):
+    if len(words) < 4 or sentence.lstrip().startswith("#") or _NOTE.match(sentence) \
+            or _NOTICE.search(sentence):
         return True
     letters = sum(ch.isalpha() for ch in sentence)
     if letters < 0.55 * len(sentence.replace(" ", "")):
