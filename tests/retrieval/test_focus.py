@@ -11,9 +11,13 @@ import pytest
 
 from ragd import Document
 from ragd.ingest.pipeline import ingest_documents
+from ragd.profiles import load_profile
 from ragd.retrieval.rerank import RERANKERS
 from ragd.retrieval.focus import focus
 from ragd.retrieval.gather import gather
+
+# what pharma-qa calls its documents: a piece naming one stays with the ask
+SOURCES = frozenset(load_profile("pharma-qa").retrieval["focus_sources"])
 
 STORY = ("I work in a small QC lab where our HPLC data system only has one login that all "
          "analysts use because extra licences are expensive, and auditors keep flagging it; "
@@ -140,20 +144,20 @@ def test_a_question_after_a_comma_still_asks(tail, ask):
     story = ("We run a small sterile filling line in an old building and the auditors keep "
              "asking about our environmental monitoring programme and the alert levels we set "
              "for it")
-    assert focus(story + tail, 30) == ask
+    assert focus(story + tail, 30, SOURCES) == ask
 
 
 def test_a_piece_naming_the_source_asked_of_stays_with_the_ask():
     q = ("I am new in our QC lab and we are replacing an old HPLC method next month; "
          "according to FDA's guidance on analytical procedures, when should a company "
          "consider revalidation or a comparability study?")
-    assert focus(q, 30) == ("according to FDA's guidance on analytical procedures when should "
+    assert focus(q, 30, SOURCES) == ("according to FDA's guidance on analytical procedures when should "
                             "a company consider revalidation or a comparability study?")
     # the story's own "in our lab" names no source, and a piece without a name is no source
     story = ("In our lab we keep paper logbooks and the supplier says the new LIMS audit "
              "trail is optional, which worries our validation lead; in practice, is an audit "
              "trail required for GMP data under Annex 11?")
-    assert focus(story, 30) == "is an audit trail required for GMP data under Annex 11?"
+    assert focus(story, 30, SOURCES) == "is an audit trail required for GMP data under Annex 11?"
 
 
 
@@ -163,6 +167,6 @@ def test_a_piece_of_the_story_is_no_source():
     ask = "what must the alert levels be based on for grade A zones?"
     for piece in ("In March 2023, ", "Under pressure from QA, ", "In the Dublin plant, ",
                   "in breach of the export rules, "):
-        assert focus(story + piece + ask, 30) == ask
+        assert focus(story + piece + ask, 30, SOURCES) == ask
     for piece in ("Under EU GMP Annex 1", "per 21 CFR 211", "under ICH Q13"):
-        assert focus(story + piece + ", " + ask, 30) == f"{piece} {ask}"
+        assert focus(story + piece + ", " + ask, 30, SOURCES) == f"{piece} {ask}"

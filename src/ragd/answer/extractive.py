@@ -193,11 +193,13 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     ``min_similarity``; it is kept when its score, and its passage's coverage, are at
     least ``relative`` of the best (an answer stays on the question's subject: the
     sentence the similarity scores best, at least ``min_similarity``, is on it whatever its
-    passage's terms); near-duplicates count once. With ``context_terms``, a passage's context (its document
-    title and heading path) counts towards the coverage of each of its sentences: a
-    sentence under "Annex 11 > 9. Audit Trails" covers "Annex 11" and "audit trail". Without
-    ``fragments``, a sentence starting in lower case (cut by a passage boundary) is not
-    picked, unless it opens with a glossary's term moved to it (:func:`_sentences`). (With ``context_terms`` the similarity also reads the passage's context line.) A
+    passage's terms); near-duplicates count once. With ``context_terms``, a passage's
+    context (its document title and heading path) counts towards the coverage of each of
+    its sentences: a sentence under "Annex 11 > 9. Audit Trails" covers "Annex 11" and
+    "audit trail". Without ``fragments``, a sentence starting in lower case (cut by a
+    passage boundary) is not picked, unless it opens with a glossary's term moved to it
+    (:func:`_sentences`). (With ``context_terms`` the similarity also reads the passage's
+    context line.) A
     bulleted item is a sentence of its own, and a picked sentence that introduces a list
     ("These four elements are:") brings the items that follow it; a heading run into a
     sentence is left out of it (:func:`~ragd.answer.shapes.lead`), unless it is the term a

@@ -281,7 +281,8 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
     # the terms a long question asks about are its ask's, as the models read it (its story's
     # "new LIMS" is no term the answer must hold); as written, not spelling-corrected. What
     # no document holds at all refuses from anywhere in the question (outside_terms).
-    asked_q = focus(plain_q, int(prof.retrieval.get("focus_words", 0)))
+    asked_q = focus(plain_q, int(prof.retrieval.get("focus_words", 0)),
+                    frozenset(prof.retrieval.get("focus_sources", ())))
     # a document's name is the documents' too: "WHO TRS 1010" names trs1010-annex10.pdf
     named = {c.doc_id: document_names(c.doc_id, c.title)
              for c in pool} if ans["outside_terms"] else {}

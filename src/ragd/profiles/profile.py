@@ -124,6 +124,9 @@ SCHEMA: dict[str, Any] = {
                                "never write but write out is read as written out"),
         "focus_words": S.Key(S.integer(0), "a question this long (words) is read by the "
                              "reranker, the checks and the reader as its ask alone; 0: never"),
+        "focus_sources": S.Key(S.list_of(S.string(True)), "words naming the documents: a "
+                               "piece of a long question naming one ('according to the "
+                               "guidance on ...') stays with its ask"),
         "expansions": S.AnyTable(S.Key(S.list_of(S.string(True))),
                                  "query expansion: a phrase the query contains -> terms "
                                  "added in a second search"),

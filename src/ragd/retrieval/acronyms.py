@@ -171,15 +171,12 @@ def written_out(question: str, texts: Sequence[str]) -> str:
     documents lack. The reading is strict (:func:`named_long_form`'s): no parenthesis says
     which words are meant. At most :data:`WRITTEN_MOST` acronyms are tried; one the question
     already follows its long form with is left as it is."""
-    wanted = []
-    held: set[str] | None = None
-    for token in dict.fromkeys(re.findall(r"\b[A-Z]{3,6}\b", question)):
-        if held is None:
-            held = {w for text in texts for w in re.findall(r"[A-Za-z]+", text)}
-        if token not in held and token.lower() not in held and token.capitalize() not in held:
-            wanted.append(token)
-        if len(wanted) >= WRITTEN_MOST:
-            break
+    tokens = list(dict.fromkeys(re.findall(r"\b[A-Z]{3,6}\b", question)))
+    if not tokens:
+        return question
+    held = {w for text in texts for w in re.findall(r"[A-Za-z]+", text)}
+    wanted = [t for t in tokens
+              if not {t, t.lower(), t.capitalize()} & held][:WRITTEN_MOST]
     if not wanted:
         return question
     # each passage's clauses, split into words once (a run never crosses a clause's end)

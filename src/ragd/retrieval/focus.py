@@ -21,13 +21,15 @@ not "..., where should the plates be placed") is set aside unless it ends in "?"
 else asks. The asking pieces, in order, are the focus; without one, the
 pieces carrying an embedded question ("unsure whether that is allowed under ..."); without
 those, the whole question. A piece naming the source asked of ("According to FDA's
-guidance on ...,", "Under EU GMP Annex 1,") stays with the ask: the cross-encoder reading
+guidance on ...,", "Under EU GMP Annex 1,"; the profile's ``focus_sources`` say what a source
+is called) stays with the ask: the cross-encoder reading
 the ask without it scores the very passages it names below its floor.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Collection
 
 from ..text import STOPWORDS, words
 
@@ -62,33 +64,29 @@ def _content(piece: list[str]) -> int:
 
 _SOURCE = (("according", "to"), ("as", "per"), ("per",), ("under",), ("in",))
 _PERSONAL = {"i", "we", "our", "my", "me", "us", "you", "your", "ours", "mine"}
-# what a source is called: a written text, or a numbered part of one ("21 CFR 211")
-_TEXTS = {"guidance", "guidances", "guideline", "guidelines", "guide", "annex", "annexes",
-          "appendix", "chapter", "part", "section", "article", "regulation", "regulations",
-          "rule", "rules", "directive", "act", "code", "standard", "law", "document", "cfr",
-          "usc"}
-_CODE = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z0-9]+$|^\d+(?:\.\d+)+$")   # "q13", "740.20"
+_CODE = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z0-9]+$")   # "q13", "q9": a text's code
 NAMES_WITHIN = 4         # words after the preposition within which the text is named
 
 
-def _designates(piece: str, tokens: list[str]) -> bool:
+def _designates(piece: str, tokens: list[str], sources: Collection[str]) -> bool:
     """Whether a piece names the text a question asks of ("According to FDA's guidance on
-    validating lab test methods", "Under EU GMP Annex 1", "per 21 CFR 211", "under ICH
-    Q13"): it opens with a preposition of source, names a text within its next
-    :data:`NAMES_WITHIN` words (a word for one, a code mixing letters and figures, a
-    section sign) and tells nothing of the asker (no "I", "we", "our" ...): "In the EMA
-    guideline on ...", not "Under pressure from QA", "In the Dublin plant" nor "In our lab"
-    (the story)."""
+    validating lab test methods", "Under EU GMP Annex 1", "under ICH Q13"): it opens with
+    a preposition of source, names a text within its next :data:`NAMES_WITHIN` words (one
+    of ``sources``, the profile's words for its documents, a code mixing letters and
+    figures, or a section sign) and tells nothing of the asker (no "I", "we", "our" ...):
+    "In the EMA guideline on ...", not "Under pressure from QA", "In the Dublin plant" nor
+    "In our lab" (the story)."""
     lead = next((lead for lead in _SOURCE if tuple(tokens[:len(lead)]) == lead), None)
     if lead is None or _PERSONAL & set(tokens):
         return False
     named = tokens[len(lead):len(lead) + NAMES_WITHIN]
-    return "§" in piece or any(t in _TEXTS or _CODE.match(t) for t in named)
+    return "§" in piece or any(t in sources or _CODE.match(t) for t in named)
 
 
-def focus(question: str, min_words: int) -> str:
+def focus(question: str, min_words: int, sources: Collection[str] = ()) -> str:
     """The asking part of ``question`` when it has ``min_words`` words or more (0: never);
-    otherwise, or when no piece can be told to ask, the question itself."""
+    otherwise, or when no piece can be told to ask, the question itself. A piece naming
+    one of ``sources`` (words for the documents asked of) stays with the ask."""
     if min_words <= 0 or len(question.split()) < min_words:
         return question
     pieces, clauses = [], []          # each piece, and whether a comma joins it to the last
@@ -120,8 +118,8 @@ def focus(question: str, min_words: int) -> str:
     if not asking or len(asking) == len(pieces):
         return question
     # "According to FDA's guidance on ...,": where to look is part of the ask
-    chosen = set(map(id, asking))
-    asking = [p for p, t in zip(pieces, tokens) if id(p) in chosen or _designates(p, t)]
+    asking = [p for p in pieces if p in asking
+              or _designates(p, [w.lower() for w in words(p)], sources)]
     if len(asking) == len(pieces):
         return question
     text = " ".join(p.rstrip(" ,;") for p in asking)

@@ -221,7 +221,8 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
             fallback_used, threshold = True, fb_min
     depth = int(settings.get("rerank_depth", 20)) if settings.get("rerank") else k
     # corrected, naming its acronyms; a long question's ask alone (``focus_words``)
-    asked = annotate_synonyms(focus(learned.corrected, int(settings.get("focus_words", 0))),
+    asked = annotate_synonyms(focus(learned.corrected, int(settings.get("focus_words", 0)),
+                                    frozenset(settings.get("focus_sources", ()))),
                               short, rules)
     # an acronym only the documents' names spell: what it stands for, the passages say
     asked = spell_after(asked, learned.named_forms)
