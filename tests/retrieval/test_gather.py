@@ -8,8 +8,9 @@ import pytest
 from ragd import Document
 from ragd.errors import UsageError
 from ragd.ingest.pipeline import ingest_documents
-from ragd.retrieval.gather import (admit, complete, expand, merge, name_matches, promote,
-                                   scope_values)
+from ragd.retrieval.gather import (admit, complete, expand, merge, mmr_relevance,
+                                   name_matches, promote, scope_values)
+from ragd.retrieval.mmr import mmr
 from ragd.types import Candidate
 
 
@@ -48,6 +49,25 @@ def test_the_fallback_name_gate():
     assert name_matches("What does ICH Q13 say?", "ICH_Q13_Step4_Guideline.pdf", {})
     assert name_matches("annex 15 qualification", "2015-10_annex15.pdf", {})
     assert not name_matches("How do I bake bread?", "Q9.pdf", hints)
+
+
+def test_mmr_reads_the_unreranked_tail_below_the_reranked_head():
+    """A reranked head holds a model's logits (here all negative); the tail still holds
+    fused scores (~0.02). Read as they stand, the tail would outrank the whole head."""
+    head = [Candidate(doc_id=f"h{i}", chunk_index=0, text=w, score=s)
+            for i, (w, s) in enumerate([("alpha", -0.5), ("beta", -1.0), ("gamma", -3.0)])]
+    tail = [Candidate(doc_id=f"t{i}", chunk_index=0, text=w, score=s)
+            for i, (w, s) in enumerate([("delta", 0.03), ("omega", 0.02)])]
+    ranked = head + tail
+    relevance = mmr_relevance(ranked, 3)
+    assert relevance == [-0.5, -1.0, -3.0, -3.0, -3.0]
+    picked = [c.doc_id for c in mmr(ranked, 3, 0.6, relevance=relevance)]
+    assert picked == ["h0", "h1", "h2"]
+    # read on the scores alone, the tail takes the first places: the inconsistency fixed
+    assert [c.doc_id for c in mmr(ranked, 3, 0.6)][:2] == ["t0", "t1"]
+    # no reranked head (or nothing below it): the scores as they are
+    assert mmr_relevance(ranked, 0) == [c.score for c in ranked]
+    assert mmr_relevance(ranked, 5) == [c.score for c in ranked]
 
 
 def test_promote_moves_wanted_passages_into_the_heads_last_places():

@@ -240,7 +240,8 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
                       with_context=bool(settings.get("rerank_context", False)))
         passing = head + passing[depth:]
     if settings.get("mmr"):
-        chosen = mmr(passing, k, float(settings.get("mmr_lambda", 0.6)))
+        chosen = mmr(passing, k, float(settings.get("mmr_lambda", 0.6)),
+                     relevance=mmr_relevance(passing, depth if settings.get("rerank") else 0))
     else:
         chosen = [c.evolve(rank=i) for i, c in enumerate(passing[:k], start=1)]
     if prefer is not None and len(passing) > len(chosen):
@@ -249,6 +250,19 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
             chosen = [c.evolve(rank=i) for i, c in enumerate(kept, start=1)]
     return Gathered(tuple(chosen), tuple(pool), tuple(variants), fallback_used, threshold,
                     notes, asked, short)
+
+
+def mmr_relevance(ranked: Sequence[Candidate], head: int) -> list[float]:
+    """Each candidate's relevance for MMR: its score; with a reranked ``head`` (the first
+    ``head`` re-scored by a model, the rest still holding retrieval scores on another
+    scale), the rest rank below the head's least relevant, in their order. Read beside a
+    model's logits, a fused score of ~0.02 would outrank every head passage the model
+    scored below zero."""
+    scores = [float(c.score) for c in ranked]
+    if head <= 0 or len(ranked) <= head:
+        return scores
+    floor = min(scores[:head])
+    return scores[:head] + [floor] * (len(ranked) - head)
 
 
 def admit(passing: Sequence[Candidate], pool: Sequence[Candidate],
