@@ -303,3 +303,43 @@ def test_a_list_introduction_gets_no_pass_from_its_similarity_alone():
         similarity_weight=0.8, min_similarity=0.5,
         similarity=lambda ts: [0.9 if "following" in t else 0.6 for t in ts])]
     assert intro not in picked and picked
+
+
+def test_what_follows_a_picked_sentence_never_crowds_out_the_best_read_one():
+    # two strong sentences bring their continuations and a list's items; the sentence the
+    # model reads as answering best (its passage ranked lower, so its score too) keeps a
+    # place among them, and a list's introduction without room for an item is left out
+    first = fact(1, "The shelf life and its extrapolation should be defined from the "
+                    "stability profile of the active substance. Stability data for "
+                    "representative batches should be provided in a tabulated form. "
+                    "Extrapolation may be used provided that stability studies are conducted "
+                    "in parallel to the clinical studies. Shelf life extrapolation can be made "
+                    "under the following conditions: • Results at long-term and accelerated "
+                    "storage conditions are available; • No significant changes in stability "
+                    "behaviour are observed.")
+    best = ("A fourfold extrapolation of accelerated stability data may be acceptable up to "
+            "12 months.")
+    second = fact(2, f"Depending on the data available for the product. {best} Other schemes "
+                     "may be possible but should be justified.")
+    terms = question_terms("shelf life extrapolation")
+    weight = weights(terms, [set(analyze(f.quote)) for f in (first, second)])
+
+    def similarity(texts):
+        return [0.8 if "fourfold" in t else 0.75 if "shelf life" in t.lower() else 0.2
+                for t in texts]
+
+    options = dict(max_sentences=5, min_coverage=0.3, relative=0.75, similarity_weight=0.8,
+                   min_similarity=0.5, follow=2)
+    picks = synthesize(terms, weight, [first, second], similarity=similarity, **options)
+    picked = [p.text for p in picks]
+    assert best in picked and len(picked) == 5
+    # the strongest sentence still comes first with its continuations
+    assert picked[:2] == ["The shelf life and its extrapolation should be defined from the "
+                          "stability profile of the active substance.",
+                          "Stability data for representative batches should be provided in a "
+                          "tabulated form."]
+    assert not any(t.endswith(":") for t in picked)
+    # without the model there is no best read to keep a place for: the list fills it
+    lexical = [p.text for p in synthesize(terms, weight, [first, second], **options)]
+    assert best not in lexical and len(lexical) == 5
+    assert lexical[3].endswith("conditions:") and lexical[4].startswith("Results at")

@@ -292,6 +292,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     # (a sentence defining what the question asks about is on its subject by its form, and
     # one holding what it asks for, by its content: "... retained for at least 1 year")
     on_subject = defining_rows | holding_rows | listing_rows
+    best_read: tuple[str, int] | None = None
     if similarity is not None:
         # ... and the sentence the model reads as answering best, by its meaning: the terms
         # its passage lacks may be the question's own wording ("the main reason" for "the
@@ -299,9 +300,11 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         # (not a list's introduction: "... if any of the following apply:" answers
         # nothing unless its items stand in the same passage, which its own merit decides)
         top = max(p.similarity for p in picks)
-        if top >= min_similarity:
-            on_subject |= {(p.fact.key, p.position) for p in picks
-                           if p.similarity == top and not p.text.endswith(":")}
+        read = [(p.fact.key, p.position) for p in picks
+                if p.similarity == top and not p.text.endswith(":")]
+        if top >= min_similarity and read:
+            on_subject |= set(read)
+            best_read = min(read)
     strong = [p for p in strong if passage[p.fact.key] >= relative * best_passage
               or (p.fact.key, p.position) in on_subject]
     if any((p.fact.key, p.position) in defining_rows for p in strong):
@@ -321,6 +324,15 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     chosen_terms: list[set[str]] = []
     taken: set[tuple[str, int]] = set()
 
+    if best_read is not None and best_read not in {(p.fact.key, p.position) for p in strong}:
+        best_read = None
+
+    def room() -> int:
+        """Places left for a continuation or a list item: the best read keeps one until
+        taken (strong sentences compete for it by score; what merely follows them, scored
+        0, must not crowd it out)."""
+        return max_sentences - len(chosen) - (best_read is not None and best_read not in taken)
+
     def take(p: Pick) -> bool:
         terms = set(analyze(p.text))
         if (p.fact.key, p.position) in taken or any(_jaccard(terms, t) >= 0.8
@@ -339,17 +351,19 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         if (p.fact.key, p.position) in taken:
             if (p.fact.key, p.position) not in defining_rows:
                 continue
+        elif p.text.endswith(":") and room() < 2 and _list_items(p, items, 1):
+            continue                        # a list's introduction without room for its items
         elif not take(p):
             continue
         if p.text.endswith(":"):            # it introduces a list: its items, short or not
             for item in _list_items(p, items, max_sentences - 1):
-                if len(chosen) >= max_sentences:
+                if room() <= 0:
                     break
                 take(item)
             continue
         for step in range(1, follow + 1):   # the sentences that continue it
             row = at.get((p.fact.key, p.position + step))
-            if row is None or len(chosen) >= max_sentences or _defines_other(row[1], define):
+            if row is None or room() <= 0 or _defines_other(row[1], define):
                 break                       # (a glossary's next entry does not continue it)
             take(Pick(row[0], row[1], row[2], row[3], 0.0))
     # passages in the context's order (the evidence checks' judgement of which answers),
