@@ -150,7 +150,9 @@ def test_pdf_options_definitions_follow_fragments_context_and_bullets():
     assert all(t in e.text for t in texts)
     every = synthesize(terms, weight, [f], max_sentences=6, min_coverage=0.0, relative=0.0,
                        context_terms=True)
-    assert "if certified by the agency" in [p.text for p in every]  # a bullet stands alone
+    # bullets completing the words before them read as one sentence with them
+    assert "Agencies accept it • if certified by the agency • when recorded in the file" in [
+        p.text for p in every]
 
 
 def test_a_passages_first_line_restating_its_heading_is_never_an_answer():
@@ -343,3 +345,25 @@ def test_what_follows_a_picked_sentence_never_crowds_out_the_best_read_one():
     lexical = [p.text for p in synthesize(terms, weight, [first, second], **options)]
     assert best not in lexical and len(lexical) == 5
     assert lexical[3].endswith("conditions:") and lexical[4].startswith("Results at")
+
+
+def test_bulleted_items_completing_a_stem_are_one_sentence_with_it():
+    # "Decision makers should • take ...; and • assure ..." reads as one sentence: alone,
+    # the stem looks like a heading and each item like a fragment, and neither is picked
+    quote = ("All participants should address the potential for subjectivity. Decision makers "
+             "should • take responsibility for coordinating quality risk management across "
+             "functions; and • assure that adequate resources and knowledge are available. "
+             "Tools are listed below: • risk ranking • fault tree analysis")
+    f = fact(1, quote)
+    q = "What should decision makers take responsibility for?"
+    terms = question_terms(q)
+    picked = [p.text for p in synthesize(terms, weights(terms, [set(analyze(quote))]), [f],
+                                         max_sentences=2, min_coverage=0.3,
+                                         fragments=False)]
+    assert picked[0] == ("Decision makers should • take responsibility for coordinating "
+                         "quality risk management across functions; and • assure that "
+                         "adequate resources and knowledge are available.")
+    # items after a colon, or capitalised, stay sentences of their own
+    from ragd.answer.extractive import _spans
+    texts = [quote[a:b] for a, b in _spans(quote)]
+    assert texts[-3:] == ["Tools are listed below:", "risk ranking", "fault tree analysis"]

@@ -45,6 +45,19 @@ def test_an_acronym_naming_the_cited_document_is_not_required_of_the_answer():
     assert unanswered_terms(q, cited, pool, documents=[pool[0], *other]) == ["impd"]
 
 
+def test_an_acronym_is_answered_by_its_long_form_as_the_documents_define_it():
+    cited = ["Decision makers should take responsibility for coordinating quality risk "
+             "management across various functions."]
+    pool = [set(analyze(t)) for t in (cited[0], "Batch records are kept.", "Water systems.",
+                                      "Cleaning validation.", "Audit trails are reviewed.")]
+    q = "QRM decision makers responsibilities"
+    assert unanswered_terms(q, cited, pool) == ["qrm"]
+    assert unanswered_terms(q, cited, pool, long_forms={"QRM": "quality risk management"}) == []
+    # a long form the cited passages hold only in part does not answer it
+    assert unanswered_terms(q, cited, pool,
+                            long_forms={"QRM": "quality review meeting"}) == ["qrm"]
+
+
 def test_a_question_asking_a_period_wants_a_duration():
     from ragd.answer.checks import answer_type, satisfies
 

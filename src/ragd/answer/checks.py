@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..analysis import analyze
 from ..embedding.tokenizer import whole_words
@@ -81,7 +81,8 @@ def outside_terms(question: str, terms: Sequence[str], vocabulary: set[str]) -> 
 
 
 def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[str]],
-                     common: float = 0.25, documents: Sequence[set[str]] = ()) -> list[str]:
+                     common: float = 0.25, documents: Sequence[set[str]] = (),
+                     long_forms: Mapping[str, str] | None = None) -> list[str]:
     """The question's distinctive acronyms and codes that none of the answer's cited
     passages holds: an answer that never mentions the regime, form or item asked about
     ("DSP-5", "5A991", "OFAC") does not answer the question. An acronym found in at least
@@ -89,15 +90,19 @@ def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[
     documents' own world, not the question's subject, and is not required; nor is one that
     retrieved passages of the cited documents hold (``documents``: their terms): the
     question used it to name that document ("the EMA IMPD guideline"), whose passages
-    answer."""
+    answer. An acronym is answered by its long form too (``long_forms``: acronym → long
+    form, as the documents define it: "QRM" by "quality risk management")."""
     have: set[str] = set()
     for text in passages:
         have.update(analyze(text))
     around: set[str] = set().union(*documents) if documents else set()
+    spelt = {tuple(analyze(short)): analyze(long) for short, long in (long_forms or {}).items()}
     n = max(1, len(pool))
     out = []
     for unit in salient_units(question):
         if all(held(t, have) or held(t, around) for t in unit):
+            continue
+        if spelt.get(unit) and all(t in have for t in spelt[unit]):
             continue
         if all(sum(held(t, p) for p in pool) / n >= common for t in unit):
             continue

@@ -128,10 +128,26 @@ def _sentences(quote: str) -> list[tuple[int, int]]:
     return [(start, end) for start, end in spans if quote[start:end].strip()]
 
 
+def _stem(quote: str, start: int, end: int) -> bool:
+    """Whether the sentence at ``start`` is a stem its bulleted items complete: "Decision
+    makers should • take responsibility for ...; and • assure that ..." — no mark ends the
+    words before the first bullet and the item after it goes on in lower case."""
+    m = _BULLET.search(quote, start, end)
+    if m is None:
+        return False
+    before, after = quote[start:m.start()].rstrip(), quote[m.end():end].lstrip()
+    return bool(before) and before[-1].isalnum() and after[:1].islower()
+
+
 def _spans(quote: str) -> list[tuple[int, int]]:
-    """Sentence spans of a quote, a bulleted item (``•``) counting as a sentence of its own."""
+    """Sentence spans of a quote, a bulleted item (``•``) counting as a sentence of its own
+    — unless the items complete the sentence's opening words (:func:`_stem`): then the
+    stem and its items are one sentence, as they read."""
     out: list[tuple[int, int]] = []
     for start, end in _sentences(quote):
+        if _stem(quote, start, end):
+            out.append((start, end))
+            continue
         cut = start
         for m in _BULLET.finditer(quote, start, end):
             if quote[cut:m.start()].strip():

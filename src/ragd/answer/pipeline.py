@@ -354,8 +354,8 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
         asked_q, [" ".join((e.text, e.citation, e.context, e.title))
                   for s in sentences for e in s.citations], pool_terms,
         documents=[t for c, t in zip(pool, pool_terms) if c.doc_id in cited_docs]
-        + [named[d] for d in sorted(cited_docs) if d in named]
-    ) if ans["outside_terms"] else []
+        + [named[d] for d in sorted(cited_docs) if d in named],
+        long_forms=gathered.notes.get("long_forms")) if ans["outside_terms"] else []
     if unanswered:
         return refuse("undetermined", evidence,
                       by=f"unanswered_terms: {', '.join(unanswered)}")
