@@ -367,3 +367,23 @@ def test_bulleted_items_completing_a_stem_are_one_sentence_with_it():
     from ragd.answer.extractive import _spans
     texts = [quote[a:b] for a, b in _spans(quote)]
     assert texts[-3:] == ["Tools are listed below:", "risk ranking", "fault tree analysis"]
+
+
+def test_a_list_introduction_whose_items_a_passage_cut_off_does_not_follow_a_sentence():
+    # the passage ends at the introduction: alone it answers nothing, and the page's next
+    # passage (holding its items) is the one to read
+    quote = ("Software used directly is assured by testing. Software with the following "
+             "intended uses is considered to support production:")
+    f = fact(1, quote)
+    terms = question_terms("How is software used directly assured?")
+    picked = [p.text for p in synthesize(terms, weights(terms, [set(analyze(quote))]), [f],
+                                         max_sentences=3, min_coverage=0.3, follow=2)]
+    assert picked == ["Software used directly is assured by testing."]
+    # with its items in the passage it follows, items and all
+    whole = fact(2, quote + " • development tools; and • record-keeping software.")
+    picked = [p.text for p in synthesize(terms, weights(terms, [set(analyze(whole.quote))]),
+                                         [whole], max_sentences=4, min_coverage=0.3,
+                                         follow=2)]
+    assert picked == ["Software used directly is assured by testing.",
+                      "Software with the following intended uses is considered to support "
+                      "production:", "development tools; and", "record-keeping software."]

@@ -396,6 +396,10 @@ def test_a_sentence_holds_a_list_when_it_introduces_items_or_runs_them_on():
     assert enumerates("Such control procedures shall include, the following, where "
                       "appropriate: (1) Tablet weight variation; (2) Disintegration time.")
     assert enumerates("Records shall show: a. the name; b. the date.")
+    # run on after "include" or "for example,": "(1) ..., (2) ..."
+    assert enumerates("The information should include, for example, (1) the identity of the "
+                      "batches, (2) the manufacturing site, (3) the batch size.")
+    assert enumerates("Controls including (a) access checks; (b) audit trails.")
     # one labelled item after a colon, a colon inside, or no items: no list
     assert not enumerates("Laboratory controls shall include: (1) Determination of "
                           "conformance to written specifications.")

@@ -167,11 +167,14 @@ def test_a_question_asking_for_the_items_of_a_list():
               "21 CFR 11.50 signature manifestation contents",
               "What must a signed electronic record contain?",
               "Which records does the batch file include?",
-              "proces validaton stages fda"):
+              "proces validaton stages fda",
+              "What details should be given when discussing the differences between the "
+              "processes?", "Which particulars must be stated on the label?"):
         assert asks_for_list(q), q
     for q in ("What is an electronic signature?", "How long must batch records be kept?",
               "Does the guide include biologics in its scope?",
-              "What are the responsibilities of the QP?"):
+              "What are the responsibilities of the QP?",
+              "What details of a deviation are important?"):
         assert not asks_for_list(q), q
 
 

@@ -381,7 +381,16 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             row = at.get((p.fact.key, p.position + step))
             if row is None or room() <= 0 or _defines_other(row[1], define):
                 break                       # (a glossary's next entry does not continue it)
-            take(Pick(row[0], row[1], row[2], row[3], 0.0))
+            follower = Pick(row[0], row[1], row[2], row[3], 0.0)
+            if follower.text.endswith(":"):
+                listed_items = _list_items(follower, items, max_sentences - 1)
+                if listed_items and room() >= 2 and take(follower):
+                    for item in listed_items:   # a list's introduction brings its items ...
+                        if room() <= 0:
+                            break
+                        take(item)
+                break                       # (... or, its items cut off, does not follow)
+            take(follower)
     # passages in the context's order (the evidence checks' judgement of which answers),
     # except that the one defining the term asked about comes first — plainly defining it
     # ("Design Space: The ...") when one does, over one merely saying what it is

@@ -350,7 +350,8 @@ def is_heading(sentence: str, label: set[str] = frozenset(), first: bool = False
     return bool(label) and (len(words) <= 12 or first) and bool(terms) and terms <= label
 
 
-_LIST_OPEN = re.compile(r":\s*\(?(?:1|a|i)[.)]\s")
+_LIST_OPEN = re.compile(r"(?::|\b(?:include|includes|including|example|e\.g\.),?)\s*"
+                        r"\(?(?:1|a|i)[.)]\s")
 _LIST_NEXT = re.compile(r"[;,.]\s*(?:and\s+|or\s+)?\(?(?:2|b|ii)[.)]\s")
 
 
@@ -362,7 +363,8 @@ _MADE_OF = re.compile(r"^[^,;:]{1,80}?\b(?:consists?\s+of|comprises?|(?:is|are)\
 
 def enumerates(sentence: str) -> bool:
     """Whether a sentence holds a list: it introduces the items that follow it ("... shall
-    include the following:"), runs them on after a colon ("...: (1) ...; (2) ..."), or
+    include the following:"), runs them on after a colon or an "include" ("...: (1) ...;
+    (2) ...", "... should include, for example, (1) ..., (2) ..."), or
     says what its subject is made of, two parts or more ("Risk assessment consists of the
     identification of hazards and the analysis ...")."""
     text = " ".join(sentence.split())

@@ -247,6 +247,9 @@ _LIST_ASKED = re.compile(
     r"\b(?:lists?|listed|enumerat\w*|contents|elements|components|steps|stages|phases|items)\b|"
     r"\bwhich\b.{0,80}\b(?:include|includes|contain|contains)\b|"
     r"\bwhat\b.{0,80}\b(?:must|should|shall|does|do)\b.{0,80}\b(?:include|contain)\b|"
+    # "what details should be given", "which particulars must be stated"
+    r"\b(?:what|which) (?:\w+ ){0,2}(?:details|particulars|points|aspects|criteria|items)\b"
+    r".{0,40}\b(?:given|provided|included|stated|described|documented|recorded|listed)\b|"
     # "the four PQS elements", "the 3 stages" (a count of things, not of time: "the 3 years")
     r"\bthe (?:two|three|four|five|six|seven|eight|nine|ten|\d{1,2}) (?:\w+ ){0,2}"
     r"(?!(?:years|months|weeks|days|hours|minutes)\b)\w{2,}s\b", re.I)
