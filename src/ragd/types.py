@@ -303,7 +303,9 @@ class Plan:
     ``fusion`` names a registered fusion method; ``weights`` apply to
     ``weighted`` fusion (min-max normalised scores). ``scheme`` names the
     citation scheme whose section references in the query (``15 CFR 736.2(b)``)
-    pin that section's chunks first; empty: nothing is pinned.
+    pin that section's chunks first; empty: nothing is pinned. ``spell_parts``: abbreviated
+    references to a document's parts in the query ("Ch.3", "Art. 5") are spelled out before
+    searching (:func:`ragd.retrieval.query.spell_out_parts`).
     """
 
     k: int = 12
@@ -317,6 +319,7 @@ class Plan:
     tags_all: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
     scheme: str = ""
+    spell_parts: bool = True
 
     def __post_init__(self) -> None:
         _positive_int("k", self.k, 1)

@@ -43,6 +43,26 @@ def test_a_search_for_ch_n_finds_the_chapter_its_words_do_not_name(toy_collectio
     assert abbreviated[0].doc_id == "gmp-3"
 
 
+def test_a_plan_or_profile_may_leave_the_parts_as_written(toy_collection):
+    from ragd.profiles import load_profile
+
+    ingest_documents([
+        Document("gmp-3", "Chapter 3 Premises. Laboratories should be separated from "
+                          "production areas."),
+        Document("gmp-5", "Production areas must be kept clean.")], toy_collection)
+    literal = Plan(mode="lexical", k=2, spell_parts=False)
+    as_written = retrieve("Ch.3 production areas", literal, toy_collection)
+    spelled = retrieve("Chapter 3 production areas", literal, toy_collection)
+    # "Ch.3" read literally: "chapter" is not searched, and the chapter scores less
+    top = {c.doc_id: c.score for c in spelled}
+    assert {c.doc_id: c.score for c in as_written}["gmp-3"] < top["gmp-3"]
+    assert [(c.key, c.score) for c in retrieve("Ch.3 production areas", Plan(
+        mode="lexical", k=2), toy_collection)] == [(c.key, c.score) for c in spelled]
+    # the profile's [retrieval] spell_parts (default on) makes the plan's
+    assert load_profile("default").plan().spell_parts is True
+    assert load_profile("default").retrieval["spell_parts"] is True
+
+
 def test_an_answer_reads_the_spelled_out_question_and_shows_it_as_asked(toy_collection):
     from ragd.answer import answer as ask
 

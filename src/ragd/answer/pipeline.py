@@ -136,7 +136,7 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
             on_answer(result)
         del exc
         return result
-    spelled = spell_out_parts(q)
+    spelled = spell_out_parts(q) if prof.retrieval["spell_parts"] else q
     result = _run(spelled, collection, prof, llm, scope, audit_dir)
     # the question as asked, in every output; the trace says how it was read
     trace = result.trace

@@ -115,6 +115,8 @@ SCHEMA: dict[str, Any] = {
         "rerank_context": S.Key(S.boolean(), "the reranker reads a chunk's context line too"),
         "mmr": S.Key(S.boolean(), "pick the k chunks by maximal marginal relevance"),
         "mmr_lambda": S.Key(S.number(0, 1), "MMR: weight of relevance against diversity"),
+        "spell_parts": S.Key(S.boolean(), "spell out abbreviated references to a document's "
+                             "parts before searching and answering ('Ch.3' -> 'Chapter 3')"),
         "spelling": S.Key(S.boolean(), "also search the query with misspelt words corrected "
                           "to the collection's vocabulary"),
         "acronyms": S.Key(S.boolean(), "also search it with its acronyms' long forms as the "
@@ -334,7 +336,7 @@ class Profile:
         r = self.retrieval
         values = {"k": r["k"], "pool": r["pool"], "mode": r["mode"], "fusion": r["fusion"],
                   "rrf_k": r["rrf_k"], "weights": dict(r["weights"]),
-                  "scheme": self.data["citation"]["scheme"]}
+                  "scheme": self.data["citation"]["scheme"], "spell_parts": r["spell_parts"]}
         values.update({k: v for k, v in overrides.items() if v is not None})
         return Plan(**values)
 

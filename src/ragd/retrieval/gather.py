@@ -45,7 +45,7 @@ written here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from ..analysis import analyze, name_terms
@@ -178,7 +178,7 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
         variants += [v for v in expand(learned.query, rules) if v not in variants]
     values = scope_values(scope_name, scope or {}) if scope else []
     key = (scope or {}).get("field", "")
-    plans = ([Plan(**{**_plan_args(plan), "metadata": {**dict(plan.metadata), key: v}})
+    plans = ([replace(plan, metadata={**dict(plan.metadata), key: v})
               for v in values] if values and key else [plan])
     lists = [retrieve(v, p, coll) for v in variants for p in plans]
     pool = merge(lists)
@@ -324,9 +324,3 @@ def promote(ranked: Sequence[Candidate], depth: int, wanted: Callable[[Candidate
     cut = max(0, depth - len(moved))
     head = list(ranked[:cut]) + moved
     return head + [c for c in ranked[cut:] if c.key not in keys]
-
-
-def _plan_args(plan: Plan) -> dict[str, Any]:
-    return {"k": plan.k, "pool": plan.pool, "mode": plan.mode, "fusion": plan.fusion,
-            "rrf_k": plan.rrf_k, "weights": dict(plan.weights), "tags_any": plan.tags_any,
-            "tags_all": plan.tags_all, "metadata": dict(plan.metadata), "scheme": plan.scheme}

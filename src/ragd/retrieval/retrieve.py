@@ -62,6 +62,12 @@ def _vector_hits(query: str, plan: Plan, coll: Collection, snap: Snapshot) -> li
     return snap.vector_search(vector, plan.pool, plan.filters)
 
 
+def _read(query: str, plan: Plan) -> str:
+    """The query validated, its parts' abbreviations spelled out when the plan says so."""
+    text = validate_query(query)
+    return spell_out_parts(text) if plan.spell_parts else text
+
+
 def hit_lists(query: str, plan: Plan, coll: Collection,
               snap: Snapshot | None = None) -> dict[str, list[Hit]]:
     """The store's filtered hit lists (keys and scores) the plan's mode asks for, best first,
@@ -70,7 +76,7 @@ def hit_lists(query: str, plan: Plan, coll: Collection,
     In hybrid mode the vector half (query embedding and the matrix product, both
     outside the GIL) runs on a worker thread while this one does the lexical half.
     """
-    query = spell_out_parts(validate_query(query))
+    query = _read(query, plan)
     pool = _pool() if plan.mode == "hybrid" else None
     if snap is None:
         with coll.store.snapshot(coll.name, parallel=pool is not None) as snap:
@@ -141,7 +147,7 @@ def retrieve(query: str, plan: Plan | None, coll: Collection) -> list[Candidate]
     plan = plan or coll.plan
     if plan.mode == "hybrid":
         FUSION.get(plan.fusion)  # an unknown method fails before any search
-    query = spell_out_parts(validate_query(query))
+    query = _read(query, plan)
     parallel = plan.mode == "hybrid" and _pool() is not None
     with coll.store.snapshot(coll.name, parallel=parallel) as snap:
         lists = {name: _skeletons(hits, name)
