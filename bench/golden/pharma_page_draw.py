@@ -1,0 +1,136 @@
+"""The seeded random draw of pages the fresh pharma-qa golden sets were written on.
+
+``python bench/golden/pharma_page_draw.py fresh6|fresh7 [-v]`` prints the drawn pages (``-v``:
+the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
+``random.Random(seed)`` throughout:
+
+* phase 1 (every folder covered): for each folder in sorted order, 2 pages: a PDF drawn
+  uniformly from the folder's PDFs (sorted by path), then a page uniformly;
+* phase 2: the remaining pages up to 26: a PDF drawn from all 55, then a page.
+
+A PDF already drawn twice, a page already drawn, or a page of an earlier set (``exclude``:
+its golden file's expected_pages) is redrawn; so is a page with under 600 characters of
+text, a table of contents (dot leaders), a reference list, or one of the set's
+``manual_skip`` pages (judged by reading; the reason is kept). The PDFs are read from
+``PHARMA_PDFS`` or ``../shared/data/pharma-pdfs`` beside the checkout.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import random
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.environ.get("PHARMA_PDFS",
+                      os.path.join(HERE, "..", "..", "..", "shared", "data", "pharma-pdfs"))
+_IMPD = ("ema/guideline-requirements-chemical-and-pharmaceutical-quality-documentation-"
+         "concerning-investigational-medicinal-products-clinical-trials-revision-2_en.pdf")
+_CHECKLIST = "inspection checklist of questions and section numbers only; no statement of a requirement"
+
+SETS = {
+    "fresh6": {"seed": 20261127, "prefix": "ph-f", "exclude": None, "manual_skip": {
+        (_IMPD, 38): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 9): _CHECKLIST,
+        ("who/trs1010-annex10-who-stability-testing-of-active-pharmaceutical-ingredients.pdf",
+         34): "reference list"}},
+    "fresh7": {"seed": 20261128, "prefix": "ph-g", "exclude": "pharma_fresh6.jsonl",
+               "manual_skip": {
+        (_IMPD, 1): "title page (agency address and adoption/consultation timeline only)",
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 12): _CHECKLIST}},
+}
+PAGES = 26
+
+
+def page_texts() -> dict[str, list[str]]:
+    """Every PDF's page texts (pypdfium2), by path under ROOT."""
+    import pypdfium2
+
+    out = {}
+    for path in sorted(glob.glob(ROOT + "/*/*.pdf")):
+        pdf = pypdfium2.PdfDocument(path)
+        out[os.path.relpath(path, ROOT)] = [pdf[i].get_textpage().get_text_range()
+                                            for i in range(len(pdf))]
+    return out
+
+
+def excluded(golden: str | None) -> dict[str, set[int]]:
+    """{PDF file name: pages} of an earlier set's expected_pages (read by code only)."""
+    out: dict[str, set[int]] = {}
+    if golden:
+        with open(os.path.join(HERE, golden)) as f:
+            for line in f:
+                if line.strip():
+                    for name, pages in (json.loads(line).get("expected_pages") or {}).items():
+                        out.setdefault(name, set()).update(pages)
+    return out
+
+
+def auto_skip(text: str) -> str | None:
+    if len(re.sub(r"\s+", " ", text).strip()) < 600:
+        return "short"
+    lines = [line for line in text.splitlines() if line.strip()]
+    dots = sum(1 for line in lines if re.search(r"\.{5,}|(\. ){4,}|…{2,}", line))
+    if lines and dots / len(lines) > 0.25:
+        return "toc"
+    if re.search(r"^\s*(references|bibliography)\s*$", text, re.I | re.M) \
+            and len(re.findall(r"https?://|doi|et al", text, re.I)) > 5:
+        return "references"
+    return None
+
+
+def draw(name: str, text: dict[str, list[str]]) -> tuple[list[tuple[str, int]], list[tuple]]:
+    """The set's drawn (PDF, page) pairs, in order, and the redraw log."""
+    spec = SETS[name]
+    rng = random.Random(spec["seed"])
+    rel = sorted(text)
+    exclude = excluded(spec["exclude"])
+    used: dict[str, int] = {}
+    drawn: list[tuple[str, int]] = []
+    log: list[tuple] = []
+
+    def one(pool: list[str], phase: str) -> None:
+        while True:
+            pdf = rng.choice(pool)
+            if used.get(pdf, 0) >= 2:
+                log.append((phase, pdf, None, "pdf-full"))
+                continue
+            page = rng.randrange(len(text[pdf])) + 1
+            if (pdf, page) in drawn:
+                log.append((phase, pdf, page, "dup"))
+                continue
+            if page in exclude.get(os.path.basename(pdf), ()):
+                log.append((phase, pdf, page, "in-earlier-set"))
+                continue
+            why = auto_skip(text[pdf][page - 1]) or spec["manual_skip"].get((pdf, page))
+            if why:
+                log.append((phase, pdf, page, "skip:" + why))
+                continue
+            used[pdf] = used.get(pdf, 0) + 1
+            drawn.append((pdf, page))
+            log.append((phase, pdf, page, "OK"))
+            return
+
+    for folder in sorted({r.split("/")[0] for r in rel}):
+        pool = [r for r in rel if r.startswith(folder + "/")]
+        for _ in range(2):
+            one(pool, "P1-" + folder)
+    while len(drawn) < PAGES:
+        one(rel, "P2")
+    return drawn, log
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in SETS:
+        sys.exit(f"usage: {sys.argv[0]} {'|'.join(SETS)} [-v]")
+    pages, redraws = draw(sys.argv[1], page_texts())
+    if "-v" in sys.argv:
+        for entry in redraws:
+            print(*entry, sep=" | ")
+        print()
+    for i, (pdf, page) in enumerate(pages, 1):
+        print(f"{SETS[sys.argv[1]]['prefix']}{i:03d}", page, pdf, sep=" | ")
