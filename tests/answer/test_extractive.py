@@ -387,3 +387,29 @@ def test_a_list_introduction_whose_items_a_passage_cut_off_does_not_follow_a_sen
     assert picked == ["Software used directly is assured by testing.",
                       "Software with the following intended uses is considered to support "
                       "production:", "development tools; and", "record-keeping software."]
+
+
+def test_a_documents_title_block_is_no_answer():
+    # a title page's text restates the question's words best, and says nothing
+    from ragd.answer.extractive import title_block
+
+    title = "Investigating Out-of-Specification (OOS) Test Results for Pharmaceutical Production"
+    block = ("Investigating Out-ofSpecification (OOS) Test Results for Pharmaceutical "
+             "Production Guidance for Industry U.S. Department of Health and Human Services "
+             "Food and Drug Administration May 2022")
+    answer = ("For purposes of this document, the term OOS results includes all test results "
+              "that fall outside the specifications or acceptance criteria.")
+    e = Evidence(key="E1", doc_id="oos.pdf", chunk_id="c1", chunk_index=0, text=f"{block}. "
+                 f"{answer}", score=0.7, relevance=0.7, section_id=None, citation="oos.pdf, p1",
+                 title=title)
+    f = Fact(e.key, normal(e.text), e, 0.7)
+    terms = question_terms("What counts as an OOS test result under the FDA guidance?")
+    picked = [p.text for p in synthesize(terms, weights(terms, [set(analyze(e.text))]), [f],
+                                         max_sentences=3, min_coverage=0.0, relative=0.0)]
+    assert picked == [answer]
+    # only the whole title opening a sentence; a short title marks nothing
+    from ragd.answer.extractive import _letters
+    assert title_block(block, _letters(title))
+    assert not title_block(answer, _letters(title))
+    assert not title_block("Investigating Out-of-Specification results is required.",
+                           _letters(title))

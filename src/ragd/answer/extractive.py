@@ -246,6 +246,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         quote = f.quote
         label = set(analyze(" ".join((f.evidence.context, f.evidence.title,
                                       f.evidence.citation))))
+        title = _letters(f.evidence.title) if len(f.evidence.title.split()) >= TITLE_WORDS else ""
         for position, (start, end) in enumerate(_spans(quote)):
             raw = quote[start:end]
             cut = lead(raw)
@@ -257,6 +258,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             text = normal(raw)
             items[(f.key, position)] = (text, _item(quote, start + cut))
             if (is_heading(raw, label, first=position == 0) and not _defines_any(raw, define)) \
+                    or title_block(raw, title) \
                     or (not fragments and fragment(raw)
                         and not (position > 0 and _term_first(raw))):
                 continue                    # (a glossary's term alone is no mere heading)
@@ -402,6 +404,24 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         or {p.fact.key for p in chosen if (p.fact.key, p.position) in listing_rows}
     return sorted(chosen, key=lambda p: (p.fact.key not in defining, order_of[p.fact.key],
                                          p.position))
+
+
+TITLE_WORDS = 4
+"""A document title this long (words) or longer opening a sentence marks its title block."""
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def title_block(sentence: str, title: str) -> bool:
+    """Whether a sentence opens with its document's whole title (``title``: its letters and
+    digits only, as :func:`_letters` keeps them, so that "Out-ofSpecification" as extracted
+    still reads "Out-of-Specification"): "Investigating Out-of-Specification (OOS) Test
+    Results for Pharmaceutical Production Guidance for Industry U.S. Department of Health
+    ..." is a title page's or running head's text, which names the document (the citation
+    does that) and states nothing."""
+    return bool(title) and _letters(sentence).startswith(title)
 
 
 def _defines_any(text: str, subjects: Sequence[Sequence[str]]) -> bool:
