@@ -361,6 +361,13 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         taken.add((p.fact.key, p.position))
         return True
 
+    def bring(listed_items: Sequence[Pick]) -> None:
+        """A list introduction's items, while there is room."""
+        for item in listed_items:
+            if room() <= 0:
+                break
+            take(item)
+
     for p in strong:
         if len(chosen) >= max_sentences:
             break
@@ -374,10 +381,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         elif not take(p):
             continue
         if p.text.endswith(":"):            # it introduces a list: its items, short or not
-            for item in _list_items(p, items, max_sentences - 1):
-                if room() <= 0:
-                    break
-                take(item)
+            bring(_list_items(p, items, max_sentences - 1))
             continue
         for step in range(1, follow + 1):   # the sentences that continue it
             row = at.get((p.fact.key, p.position + step))
@@ -387,10 +391,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             if follower.text.endswith(":"):
                 listed_items = _list_items(follower, items, max_sentences - 1)
                 if listed_items and room() >= 2 and take(follower):
-                    for item in listed_items:   # a list's introduction brings its items ...
-                        if room() <= 0:
-                            break
-                        take(item)
+                    bring(listed_items)     # a list's introduction brings its items ...
                 break                       # (... or, its items cut off, does not follow)
             take(follower)
     # passages in the context's order (the evidence checks' judgement of which answers),
