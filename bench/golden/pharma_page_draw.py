@@ -1,7 +1,7 @@
 """The seeded random draw of pages the fresh pharma-qa golden sets were written on.
 
-``python bench/golden/pharma_page_draw.py fresh6|fresh7 [-v]`` prints the drawn pages (``-v``:
-the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
+``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8 [-v]`` prints the drawn pages
+(``-v``: the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 ``random.Random(seed)`` throughout:
 
 * phase 1 (every folder covered): for each folder in sorted order, 2 pages: a PDF drawn
@@ -9,7 +9,8 @@ the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 * phase 2: the remaining pages up to 26: a PDF drawn from all 55, then a page.
 
 A PDF already drawn twice, a page already drawn, or a page of an earlier set (``exclude``:
-its golden file's expected_pages) is redrawn; so is a page with under 600 characters of
+its golden file's expected_pages; a name or a list of names, read from
+``PHARMA_GOLDEN`` or this file's folder) is redrawn; so is a page with under 600 characters of
 text, a table of contents (dot leaders), a reference list, or one of the set's
 ``manual_skip`` pages (judged by reading; the reason is kept). The PDFs are read from
 ``PHARMA_PDFS`` or ``../shared/data/pharma-pdfs`` beside the checkout.
@@ -25,6 +26,7 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.environ.get("PHARMA_GOLDEN", HERE)
 ROOT = os.environ.get("PHARMA_PDFS",
                       os.path.join(HERE, "..", "..", "..", "shared", "data", "pharma-pdfs"))
 _IMPD = ("ema/guideline-requirements-chemical-and-pharmaceutical-quality-documentation-"
@@ -42,6 +44,11 @@ SETS = {
                "manual_skip": {
         (_IMPD, 1): "title page (agency address and adoption/consultation timeline only)",
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 12): _CHECKLIST}},
+    "fresh8": {"seed": 20261129, "prefix": "ph-h",
+               "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl"], "manual_skip": {
+        ("ich/Q12_Annexes_Step4_2019_1119.pdf", 2): "document history table and copyright "
+                                                    "legal notice only; no guidance content",
+        ("ich/Q8.pdf", 2): "document history table (steps and dates) only; no running text"}},
 }
 PAGES = 26
 
@@ -58,11 +65,11 @@ def page_texts() -> dict[str, list[str]]:
     return out
 
 
-def excluded(golden: str | None) -> dict[str, set[int]]:
-    """{PDF file name: pages} of an earlier set's expected_pages (read by code only)."""
+def excluded(golden: str | list[str] | None) -> dict[str, set[int]]:
+    """{PDF file name: pages} of earlier sets' expected_pages (read by code only)."""
     out: dict[str, set[int]] = {}
-    if golden:
-        with open(os.path.join(HERE, golden)) as f:
+    for golden_file in ([golden] if isinstance(golden, str) else golden or []):
+        with open(os.path.join(GOLDEN, golden_file)) as f:
             for line in f:
                 if line.strip():
                     for name, pages in (json.loads(line).get("expected_pages") or {}).items():
