@@ -137,6 +137,10 @@ def test_stated_figures_pass_whenever_the_evidence_states_them(q, evidence, figu
     ("how do I get anticipatory bail", None),             # a light verb names no action
     ("How does the rule apply to software?", None),        # not a how-to question
     ("What must I submit?", None),
+    # a comparison asks how two things stand, not a way ("the quality" is no agent)
+    ("How do the quality data expectations for an IMP dossier differ from those of a "
+     "marketing authorisation application?", None),
+    ("How do I compare two suppliers' audit reports?", None),
 ])
 def test_a_how_to_question_names_the_action_it_asks_the_way_to_do(question, action):
     assert asked_action(question) == action

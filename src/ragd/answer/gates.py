@@ -190,11 +190,19 @@ _LIGHT = frozenset("be get do make know find tell go have see work deal handle p
                    "ensure check decide determine figure".split())
 
 
+# "How do the IMPD's quality data differ from a marketing application's?", "How does X
+# compare with Y?" ask how two things stand to each other, not the way to do something
+_RELATING = re.compile(r"\b(?:differ|differs|differing|different|differences?|compare|compares|"
+                       r"compared|comparison|contrast|contrasts|versus|vs|relate|relates|"
+                       r"relationship)\b", re.I)
+
+
 def asked_action(question: str) -> str | None:
     """The action a how-to question asks the way to do, as the word prefix its forms share
-    ("How do I apply to the agency ...?" → ``appl``: apply, applies, application), else None."""
+    ("How do I apply to the agency ...?" → ``appl``: apply, applies, application), else None
+    (and None for a question comparing or relating two things: "How do X differ from Y?")."""
     m = _HOW_TO.match(question)
-    if not m or m.group("verb").lower() in _LIGHT:
+    if not m or m.group("verb").lower() in _LIGHT or _RELATING.search(question):
         return None
     verb = m.group("verb").lower()
     return verb[:max(4, len(verb) - 2)]
