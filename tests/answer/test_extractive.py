@@ -413,3 +413,30 @@ def test_a_documents_title_block_is_no_answer():
     assert not title_block(answer, _letters(title))
     assert not title_block("Investigating Out-of-Specification results is required.",
                            _letters(title))
+
+
+def test_a_sentence_the_passage_end_cuts_off_is_not_picked_without_fragments():
+    # a chunk ends inside a sentence: its head says less than the sentence, whose whole
+    # stands in the next chunk of the page; the tail of a cut sentence is left out already
+    from ragd.answer.extractive import cut_off
+
+    whole = "Retention samples should be retained for at least one year after the expiry date."
+    head = "The reference sample should be contained in its finished primary"
+    f = fact(1, f"{whole} {head}")
+    terms = question_terms("How long should the reference and retention samples be retained?")
+    w = weights(terms, [set(analyze(f.quote))])
+    options = dict(max_sentences=3, min_coverage=0.0, relative=0.0)
+    assert [p.text for p in synthesize(terms, w, [f], fragments=False, **options)] == [whole]
+    assert head in [p.text for p in synthesize(terms, w, [f], **options)]
+    # followed: the cut head does not come along either
+    assert [p.text for p in synthesize(terms, w, [f], fragments=False, follow=2,
+                                       **options)] == [whole]
+    assert cut_off(head) and cut_off("Change control systems should provide a")
+    assert not cut_off(whole) and not cut_off("The items are listed as follows:")
+    assert not cut_off("risk ranking")          # too short to tell an item from a cut
+    # a bulleted last item ending in lower case is an item, not a cut sentence
+    g = fact(2, "Tools include: • Risk ranking and filtering • Fault tree analysis of risks")
+    t2 = question_terms("Which tools include fault tree analysis?")
+    picked = [p.text for p in synthesize(t2, weights(t2, [set(analyze(g.quote))]), [g],
+                                         fragments=False, **options)]
+    assert "Fault tree analysis of risks" in picked

@@ -214,7 +214,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     its sentences: a sentence under "Annex 11 > 9. Audit Trails" covers "Annex 11" and
     "audit trail". Without ``fragments``, a sentence starting in lower case (cut by a
     passage boundary) is not picked, unless it opens with a glossary's term moved to it
-    (:func:`_sentences`). (With ``context_terms`` the similarity also reads the passage's
+    (:func:`_sentences`), nor is a passage's last sentence its end cuts off (:func:`cut_off`). (With ``context_terms`` the similarity also reads the passage's
     context line.) A
     bulleted item is a sentence of its own, and a picked sentence that introduces a list
     ("These four elements are:") brings the items that follow it; a heading run into a
@@ -247,7 +247,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         label = set(analyze(" ".join((f.evidence.context, f.evidence.title,
                                       f.evidence.citation))))
         title = _letters(f.evidence.title) if len(f.evidence.title.split()) >= TITLE_WORDS else ""
-        for position, (start, end) in enumerate(_spans(quote)):
+        spans = _spans(quote)
+        for position, (start, end) in enumerate(spans):
             raw = quote[start:end]
             cut = lead(raw)
             heading = ""
@@ -260,7 +261,9 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             if (is_heading(raw, label, first=position == 0) and not _defines_any(raw, define)) \
                     or title_block(raw, title) \
                     or (not fragments and fragment(raw)
-                        and not (position > 0 and _term_first(raw))):
+                        and not (position > 0 and _term_first(raw))) \
+                    or (not fragments and position == len(spans) - 1 and cut_off(raw)
+                        and not _item(quote, start)):
                 continue                    # (a glossary's term alone is no mere heading)
             # ... which still says what the statement is about, as a passage's context does
             cov = coverage(question_terms, weight,
@@ -405,6 +408,17 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         or {p.fact.key for p in chosen if (p.fact.key, p.position) in listing_rows}
     return sorted(chosen, key=lambda p: (p.fact.key not in defining, order_of[p.fact.key],
                                          p.position))
+
+
+_CUT_OFF = re.compile(r"[^\W\d_],?\s*$")
+
+
+def cut_off(sentence: str) -> bool:
+    """Whether a passage's last sentence is the head of one its end cuts off: it stops on a
+    word, or a comma, without a closing mark ("The reference sample should be contained in
+    its finished primary", "... described in Article 51 of Directive"). A heading ends so
+    too, the heading of what the next passage holds: no answer either."""
+    return len(sentence.split()) >= 4 and bool(_CUT_OFF.search(sentence))
 
 
 TITLE_WORDS = 4
