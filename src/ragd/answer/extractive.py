@@ -214,13 +214,13 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     its sentences: a sentence under "Annex 11 > 9. Audit Trails" covers "Annex 11" and
     "audit trail". Without ``fragments``, a sentence starting in lower case (cut by a
     passage boundary) is not picked, unless it opens with a glossary's term moved to it
-    (:func:`_sentences`), nor is a passage's last sentence its end cuts off (:func:`cut_off`). (With ``context_terms`` the similarity also reads the passage's
-    context line.) A
-    bulleted item is a sentence of its own, and a picked sentence that introduces a list
-    ("These four elements are:") brings the items that follow it; a heading run into a
-    sentence is left out of it (:func:`~ragd.answer.shapes.lead`), unless it is the term a
-    glossary entry defines. With ``follow``, each picked sentence brings up to that many
-    sentences that follow it in its passage (a definition's or a
+    (:func:`_sentences`), nor is a passage's last sentence its end cuts off
+    (:func:`cut_off`). (With ``context_terms`` the similarity also reads the passage's
+    context line.) A bulleted item is a sentence of its own, and a picked sentence that
+    introduces a list ("These four elements are:") brings the items that follow it; a
+    heading run into a sentence is left out of it (:func:`~ragd.answer.shapes.lead`),
+    unless it is the term a glossary entry defines. With ``follow``, each picked sentence
+    brings up to that many sentences that follow it in its passage (a definition's or a
     list's continuation), within ``max_sentences``. ``similarity_weight`` is the share of
     the similarity in a sentence's score (the rest: coverage, passage relevance,
     position). With ``define`` (the subjects a definitional question asks about, each
