@@ -364,7 +364,7 @@ def test_bulleted_items_completing_a_stem_are_one_sentence_with_it():
                          "quality risk management across functions; and • assure that "
                          "adequate resources and knowledge are available.")
     # items after a colon, or capitalised, stay sentences of their own
-    from ragd.answer.extractive import _spans
+    from ragd.answer.sentences import spans as _spans
     texts = [quote[a:b] for a, b in _spans(quote)]
     assert texts[-3:] == ["Tools are listed below:", "risk ranking", "fault tree analysis"]
 
@@ -391,7 +391,7 @@ def test_a_list_introduction_whose_items_a_passage_cut_off_does_not_follow_a_sen
 
 def test_a_documents_title_block_is_no_answer():
     # a title page's text restates the question's words best, and says nothing
-    from ragd.answer.extractive import title_block
+    from ragd.answer.sentences import title_block
 
     title = "Investigating Out-of-Specification (OOS) Test Results for Pharmaceutical Production"
     block = ("Investigating Out-ofSpecification (OOS) Test Results for Pharmaceutical "
@@ -408,7 +408,7 @@ def test_a_documents_title_block_is_no_answer():
                                          max_sentences=3, min_coverage=0.0, relative=0.0)]
     assert picked == [answer]
     # only the whole title opening a sentence; a short title marks nothing
-    from ragd.answer.extractive import _letters
+    from ragd.answer.sentences import letters as _letters
     assert title_block(block, _letters(title))
     assert not title_block(answer, _letters(title))
     assert not title_block("Investigating Out-of-Specification results is required.",
@@ -418,7 +418,7 @@ def test_a_documents_title_block_is_no_answer():
 def test_a_sentence_the_passage_end_cuts_off_is_not_picked_without_fragments():
     # a chunk ends inside a sentence: its head says less than the sentence, whose whole
     # stands in the next chunk of the page; the tail of a cut sentence is left out already
-    from ragd.answer.extractive import cut_off
+    from ragd.answer.sentences import cut_off
 
     whole = "Retention samples should be retained for at least one year after the expiry date."
     head = "The reference sample should be contained in its finished primary"

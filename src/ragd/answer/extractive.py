@@ -12,12 +12,11 @@ only emit quotes of the evidence.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from ..analysis import analyze
-from ..chunking import split_sentences
+from .sentences import TITLE_WORDS, cut_off, is_item, letters, spans, term_first, title_block
 from .shapes import (defined_abbreviation, defined_term, defines, described_term, fragment,
                      glossary, is_heading, lead)
 from .terms import coverage
@@ -73,100 +72,6 @@ def filter_facts(question_terms: Sequence[str], facts: Sequence[Fact], *, max_fa
     return kept, dropped
 
 
-_BULLETS = "•■●▪◦"
-_BULLET = re.compile(rf"\s[{_BULLETS}]\s")
-
-
-_TRAILING_LABEL = re.compile(r"[:;]\s*((?:[ivx]{1,5}|[a-z]|\d{1,2})[.)])\s*$")
-
-
-# a glossary's term in lower case ending the sentence before its definition, which opens
-# in capitals: "... becomes a bulk product. large-volume parenterals. Sterile solutions ..."
-# (no figures; not a clause, "and (b) ...", nor the rest of a sentence after an
-# abbreviation the splitter keeps whole, "e.g. audit trails.", "max. two hours at ...")
-_TERM = (r"(?!(?:and|or|but|nor|the|a|an|of|to|in|on|at|by|for|with|as|from|see)\b)"
-         r"[a-z][^.!?;:\d]{0,80}[.:]")
-_TRAILING_TERM = re.compile(rf"(?P<before>[^\W\d_]{{2,}})\.\s+(?P<term>{_TERM})\s*$")
-_TERM_FIRST = re.compile(rf"\s*({_TERM})\s+[A-Z]")
-_NOT_AN_END = frozenset("""eg ie etc cf al vs viz approx ca max min no nos nr ref refs fig
-figs vol vols ed eds eq resp incl sec art ch chap para pt pp op cit ex inc ltd co corp dept
-""".split())
-TERM_WORDS = 6
-GLOSSARY_ENTRIES = 2     # terms so written in one passage before they are read as one
-
-
-def _term_first(sentence: str) -> bool:
-    """Whether a sentence opens with a glossary's term in lower case ("large-volume
-    parenterals. Sterile solutions ..."), the shape :func:`_sentences` moves a term to."""
-    m = _TERM_FIRST.match(sentence)
-    return bool(m) and len(m.group(1).split()) <= TERM_WORDS
-
-
-def _sentences(quote: str) -> list[tuple[int, int]]:
-    """Sentence spans, a list item's label ending a sentence ("... as appropriate: i.")
-    moved to the item it labels ("i. Batch records ..."), and, in a glossary written "term.
-    Definition." with its terms in lower case (at least :data:`GLOSSARY_ENTRIES` of them in
-    the passage), each term a sentence splitter leaves at the end of the entry before
-    ("... a bulk product. large-volume parenterals.") moved to the definition it names."""
-    spans = list(split_sentences(quote))
-    terms: dict[int, int] = {}           # span index -> where its trailing term starts
-    for i in range(len(spans) - 1):
-        start, end = spans[i]
-        m = _TRAILING_LABEL.search(quote, start, end)
-        if m and m.start(1) > start:
-            spans[i] = (start, m.start(1))
-            spans[i + 1] = (m.start(1), spans[i + 1][1])
-            continue
-        m = _TRAILING_TERM.search(quote, start, end)
-        if m and m.start("term") > start and m.group("before").lower() not in _NOT_AN_END \
-                and _term_first(quote[m.start("term"):spans[i + 1][1]]):
-            terms[i] = m.start("term")
-    if len(terms) >= GLOSSARY_ENTRIES:
-        for i, cut in terms.items():
-            spans[i] = (spans[i][0], cut)
-            spans[i + 1] = (cut, spans[i + 1][1])
-    return [(start, end) for start, end in spans if quote[start:end].strip()]
-
-
-def _stem(quote: str, start: int, end: int) -> bool:
-    """Whether the sentence at ``start`` is a stem its bulleted items complete: "Decision
-    makers should • take responsibility for ...; and • assure that ..." — no mark ends the
-    words before the first bullet and the item after it goes on in lower case."""
-    m = _BULLET.search(quote, start, end)
-    if m is None:
-        return False
-    before, after = quote[start:m.start()].rstrip(), quote[m.end():end].lstrip()
-    return bool(before) and before[-1].isalnum() and after[:1].islower()
-
-
-def _spans(quote: str) -> list[tuple[int, int]]:
-    """Sentence spans of a quote, a bulleted item (``•``) counting as a sentence of its own
-    — unless the items complete the sentence's opening words (:func:`_stem`): then the
-    stem and its items are one sentence, as they read."""
-    out: list[tuple[int, int]] = []
-    for start, end in _sentences(quote):
-        if _stem(quote, start, end):
-            out.append((start, end))
-            continue
-        cut = start
-        for m in _BULLET.finditer(quote, start, end):
-            if quote[cut:m.start()].strip():
-                out.append((cut, m.start()))
-            cut = m.end()
-        if quote[cut:end].strip():
-            out.append((cut, end))
-    return out
-
-
-_LABEL = re.compile(r"\(?(?:[a-z]{1,2}|[0-9]{1,2}|[ivx]{1,5})[.)]\s")
-
-
-def _item(quote: str, start: int) -> bool:
-    """Whether the sentence at ``start`` is a list item: after a bullet, or labelled."""
-    before = quote[:start].rstrip()
-    return bool(before) and before[-1] in _BULLETS or bool(_LABEL.match(quote, start))
-
-
 def _list_items(intro: Pick, items: Mapping[tuple[str, int], tuple[str, bool]],
                 room: int) -> list[Pick]:
     """The items after a list's introduction in its passage (at most ``room``), while they
@@ -214,12 +119,12 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     its sentences: a sentence under "Annex 11 > 9. Audit Trails" covers "Annex 11" and
     "audit trail". Without ``fragments``, a sentence starting in lower case (cut by a
     passage boundary) is not picked, unless it opens with a glossary's term moved to it
-    (:func:`_sentences`), nor is a passage's last sentence its end cuts off
-    (:func:`cut_off`). (With ``context_terms`` the similarity also reads the passage's
-    context line.) A bulleted item is a sentence of its own, and a picked sentence that
-    introduces a list ("These four elements are:") brings the items that follow it; a
-    heading run into a sentence is left out of it (:func:`~ragd.answer.shapes.lead`),
-    unless it is the term a glossary entry defines. With ``follow``, each picked sentence
+    (:func:`~ragd.answer.sentences.sentences`), nor is a passage's last sentence its end
+    cuts off (:func:`~ragd.answer.sentences.cut_off`). (With ``context_terms`` the
+    similarity also reads the passage's context line.) A bulleted item is a sentence of
+    its own, and a picked sentence that introduces a list ("These four elements are:")
+    brings the items that follow it; a heading run into a sentence is left out of it
+    (:func:`~ragd.answer.shapes.lead`), unless it is the term a glossary entry defines. With ``follow``, each picked sentence
     brings up to that many sentences that follow it in its passage (a definition's or a
     list's continuation), within ``max_sentences``. ``similarity_weight`` is the share of
     the similarity in a sentence's score (the rest: coverage, passage relevance,
@@ -246,9 +151,9 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         quote = f.quote
         label = set(analyze(" ".join((f.evidence.context, f.evidence.title,
                                       f.evidence.citation))))
-        title = _letters(f.evidence.title) if len(f.evidence.title.split()) >= TITLE_WORDS else ""
-        spans = _spans(quote)
-        for position, (start, end) in enumerate(spans):
+        title = letters(f.evidence.title) if len(f.evidence.title.split()) >= TITLE_WORDS else ""
+        parts = spans(quote)
+        for position, (start, end) in enumerate(parts):
             raw = quote[start:end]
             cut = lead(raw)
             heading = ""
@@ -257,13 +162,13 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             else:
                 cut = 0
             text = normal(raw)
-            items[(f.key, position)] = (text, _item(quote, start + cut))
+            items[(f.key, position)] = (text, is_item(quote, start + cut))
             if (is_heading(raw, label, first=position == 0) and not _defines_any(raw, define)) \
                     or title_block(raw, title) \
                     or (not fragments and fragment(raw)
-                        and not (position > 0 and _term_first(raw))) \
-                    or (not fragments and position == len(spans) - 1 and cut_off(raw)
-                        and not _item(quote, start)):
+                        and not (position > 0 and term_first(raw))) \
+                    or (not fragments and position == len(parts) - 1 and cut_off(raw)
+                        and not is_item(quote, start)):
                 continue                    # (a glossary's term alone is no mere heading)
             # ... which still says what the statement is about, as a passage's context does
             cov = coverage(question_terms, weight,
@@ -410,35 +315,6 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                                          p.position))
 
 
-_CUT_OFF = re.compile(r"[^\W\d_],?\s*$")
-
-
-def cut_off(sentence: str) -> bool:
-    """Whether a passage's last sentence is the head of one its end cuts off: it stops on a
-    word, or a comma, without a closing mark ("The reference sample should be contained in
-    its finished primary", "... described in Article 51 of Directive"). A heading ends so
-    too, the heading of what the next passage holds: no answer either."""
-    return len(sentence.split()) >= 4 and bool(_CUT_OFF.search(sentence))
-
-
-TITLE_WORDS = 4
-"""A document title this long (words) or longer opening a sentence marks its title block."""
-
-
-def _letters(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
-
-
-def title_block(sentence: str, title: str) -> bool:
-    """Whether a sentence opens with its document's whole title (``title``: its letters and
-    digits only, as :func:`_letters` keeps them, so that "Out-ofSpecification" as extracted
-    still reads "Out-of-Specification"): "Investigating Out-of-Specification (OOS) Test
-    Results for Pharmaceutical Production Guidance for Industry U.S. Department of Health
-    ..." is a title page's or running head's text, which names the document (the citation
-    does that) and states nothing."""
-    return bool(title) and _letters(sentence).startswith(title)
-
-
 def _defines_any(text: str, subjects: Sequence[Sequence[str]]) -> bool:
     return any(defines(text, subject) for subject in subjects)
 
@@ -462,4 +338,4 @@ def defines_in(text: str, subjects: Sequence[Sequence[str]]) -> bool:
     return bool(wanted) and any(set(defined_term(text[start:end])) in wanted
                                 or set(defined_abbreviation(text[start:end])) in wanted
                                 or set(described_term(text[start:end])) in wanted
-                                for start, end in _spans(text))
+                                for start, end in spans(text))

@@ -1,0 +1,136 @@
+"""Sentence spans of a passage's quote, read as a reader reads them.
+
+Pure functions over one quote: where its sentences start and end (a list item's label
+moved to the item it labels, a glossary's term to the definition it names, a bulleted
+item a sentence of its own unless it completes its stem), whether a sentence is a list
+item, the head of one the passage's end cuts off, or its document's title block.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..chunking import split_sentences
+
+
+_BULLETS = "•■●▪◦"
+_BULLET = re.compile(rf"\s[{_BULLETS}]\s")
+
+
+_TRAILING_LABEL = re.compile(r"[:;]\s*((?:[ivx]{1,5}|[a-z]|\d{1,2})[.)])\s*$")
+
+
+# a glossary's term in lower case ending the sentence before its definition, which opens
+# in capitals: "... becomes a bulk product. large-volume parenterals. Sterile solutions ..."
+# (no figures; not a clause, "and (b) ...", nor the rest of a sentence after an
+# abbreviation the splitter keeps whole, "e.g. audit trails.", "max. two hours at ...")
+_TERM = (r"(?!(?:and|or|but|nor|the|a|an|of|to|in|on|at|by|for|with|as|from|see)\b)"
+         r"[a-z][^.!?;:\d]{0,80}[.:]")
+_TRAILING_TERM = re.compile(rf"(?P<before>[^\W\d_]{{2,}})\.\s+(?P<term>{_TERM})\s*$")
+_TERM_FIRST = re.compile(rf"\s*({_TERM})\s+[A-Z]")
+_NOT_AN_END = frozenset("""eg ie etc cf al vs viz approx ca max min no nos nr ref refs fig
+figs vol vols ed eds eq resp incl sec art ch chap para pt pp op cit ex inc ltd co corp dept
+""".split())
+TERM_WORDS = 6
+GLOSSARY_ENTRIES = 2     # terms so written in one passage before they are read as one
+
+
+def term_first(sentence: str) -> bool:
+    """Whether a sentence opens with a glossary's term in lower case ("large-volume
+    parenterals. Sterile solutions ..."), the shape :func:`sentences` moves a term to."""
+    m = _TERM_FIRST.match(sentence)
+    return bool(m) and len(m.group(1).split()) <= TERM_WORDS
+
+
+def sentences(quote: str) -> list[tuple[int, int]]:
+    """Sentence spans, a list item's label ending a sentence ("... as appropriate: i.")
+    moved to the item it labels ("i. Batch records ..."), and, in a glossary written "term.
+    Definition." with its terms in lower case (at least :data:`GLOSSARY_ENTRIES` of them in
+    the passage), each term a sentence splitter leaves at the end of the entry before
+    ("... a bulk product. large-volume parenterals.") moved to the definition it names."""
+    cuts = list(split_sentences(quote))
+    terms: dict[int, int] = {}           # span index -> where its trailing term starts
+    for i in range(len(cuts) - 1):
+        start, end = cuts[i]
+        m = _TRAILING_LABEL.search(quote, start, end)
+        if m and m.start(1) > start:
+            cuts[i] = (start, m.start(1))
+            cuts[i + 1] = (m.start(1), cuts[i + 1][1])
+            continue
+        m = _TRAILING_TERM.search(quote, start, end)
+        if m and m.start("term") > start and m.group("before").lower() not in _NOT_AN_END \
+                and term_first(quote[m.start("term"):cuts[i + 1][1]]):
+            terms[i] = m.start("term")
+    if len(terms) >= GLOSSARY_ENTRIES:
+        for i, cut in terms.items():
+            cuts[i] = (cuts[i][0], cut)
+            cuts[i + 1] = (cut, cuts[i + 1][1])
+    return [(start, end) for start, end in cuts if quote[start:end].strip()]
+
+
+def _stem(quote: str, start: int, end: int) -> bool:
+    """Whether the sentence at ``start`` is a stem its bulleted items complete: "Decision
+    makers should • take responsibility for ...; and • assure that ..." — no mark ends the
+    words before the first bullet and the item after it goes on in lower case."""
+    m = _BULLET.search(quote, start, end)
+    if m is None:
+        return False
+    before, after = quote[start:m.start()].rstrip(), quote[m.end():end].lstrip()
+    return bool(before) and before[-1].isalnum() and after[:1].islower()
+
+
+def spans(quote: str) -> list[tuple[int, int]]:
+    """Sentence spans of a quote, a bulleted item (``•``) counting as a sentence of its own
+    — unless the items complete the sentence's opening words (:func:`_stem`): then the
+    stem and its items are one sentence, as they read."""
+    out: list[tuple[int, int]] = []
+    for start, end in sentences(quote):
+        if _stem(quote, start, end):
+            out.append((start, end))
+            continue
+        cut = start
+        for m in _BULLET.finditer(quote, start, end):
+            if quote[cut:m.start()].strip():
+                out.append((cut, m.start()))
+            cut = m.end()
+        if quote[cut:end].strip():
+            out.append((cut, end))
+    return out
+
+
+_LABEL = re.compile(r"\(?(?:[a-z]{1,2}|[0-9]{1,2}|[ivx]{1,5})[.)]\s")
+
+
+def is_item(quote: str, start: int) -> bool:
+    """Whether the sentence at ``start`` is a list item: after a bullet, or labelled."""
+    before = quote[:start].rstrip()
+    return bool(before) and before[-1] in _BULLETS or bool(_LABEL.match(quote, start))
+
+
+_CUT_OFF = re.compile(r"[^\W\d_],?\s*$")
+
+
+def cut_off(sentence: str) -> bool:
+    """Whether a passage's last sentence is the head of one its end cuts off: it stops on a
+    word, or a comma, without a closing mark ("The reference sample should be contained in
+    its finished primary", "... described in Article 51 of Directive"). A heading ends so
+    too, the heading of what the next passage holds: no answer either."""
+    return len(sentence.split()) >= 4 and bool(_CUT_OFF.search(sentence))
+
+
+TITLE_WORDS = 4
+"""A document title this long (words) or longer opening a sentence marks its title block."""
+
+
+def letters(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def title_block(sentence: str, title: str) -> bool:
+    """Whether a sentence opens with its document's whole title (``title``: its letters and
+    digits only, as :func:`letters` keeps them, so that "Out-ofSpecification" as extracted
+    still reads "Out-of-Specification"): "Investigating Out-of-Specification (OOS) Test
+    Results for Pharmaceutical Production Guidance for Industry U.S. Department of Health
+    ..." is a title page's or running head's text, which names the document (the citation
+    does that) and states nothing."""
+    return bool(title) and letters(sentence).startswith(title)
