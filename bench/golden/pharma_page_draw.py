@@ -1,6 +1,6 @@
 """The seeded random draw of pages the fresh pharma-qa golden sets were written on.
 
-``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8 [-v]`` prints the drawn pages
+``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9 [-v]`` prints the drawn pages
 (``-v``: the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 ``random.Random(seed)`` throughout:
 
@@ -49,6 +49,17 @@ SETS = {
         ("ich/Q12_Annexes_Step4_2019_1119.pdf", 2): "document history table and copyright "
                                                     "legal notice only; no guidance content",
         ("ich/Q8.pdf", 2): "document history table (steps and dates) only; no running text"}},
+    "fresh9": {"seed": 20261130, "prefix": "ph-i",
+               "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl"],
+               "manual_skip": {
+        (_IMPD, 38): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        (_IMPD, 41): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 11): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 22): _CHECKLIST,
+        ("fda/DRUG QUALITY SAMPLING AND TESTING (DQST)- HUMAN DRUGS_7356.008.pdf", 16):
+            "program contacts list (names, telephone numbers, e-mails) only; no guidance content"}},
 }
 PAGES = 26
 
