@@ -440,3 +440,87 @@ def test_a_sentence_the_passage_end_cuts_off_is_not_picked_without_fragments():
     picked = [p.text for p in synthesize(t2, weights(t2, [set(analyze(g.quote))]), [g],
                                          fragments=False, **options)]
     assert "Fault tree analysis of risks" in picked
+
+
+def chunk(doc: str, index: int, text: str, key: str, score: float = 0.5) -> Fact:
+    """A fact of one chunk of a document (consecutive chunks go on from each other)."""
+    e = Evidence(key=key, doc_id=doc, chunk_id=f"{doc}#{index}", chunk_index=index, text=text,
+                 score=score, relevance=score, section_id=None, citation=f"{doc}, #{index}")
+    return Fact(key, normal(text), e, score)
+
+
+RECORD = ("A full-scale investigation should consist of a timely, thorough review. A written "
+          "record of the review should include the following information. 1. A clear "
+          "statement of the reason for the investigation. 2. A summary of the aspects of the "
+          "process that may have caused the problem.")
+# the next chunk repeats the last one's tail (chunks overlap), then goes on with the list
+RECORD_NEXT = ("statement of the reason for the investigation. 2. A summary of the aspects of "
+               "the process that may have caused the problem. 3. The results of a "
+               "documentation review, with the assignment of a probable cause. 4. The results "
+               "of a review made to determine if the problem has occurred previously.")
+
+
+def test_a_list_a_passage_ends_inside_is_read_on_in_the_documents_next_passage():
+    from ragd.answer.shapes import enumerates
+
+    q = "What should the written record of the review of an investigation contain?"
+    first, second = chunk("oos.pdf", 27, RECORD, "E2"), chunk("oos.pdf", 28, RECORD_NEXT, "E1")
+    facts = [second, first]                      # (the next chunk ranked above it)
+    terms = question_terms(q)
+    w = weights(terms, [set(analyze(f.quote)) for f in facts])
+    options = dict(max_sentences=6, min_coverage=0.2, follow=2, listed=enumerates)
+    picks = synthesize(terms, w, facts, **options)
+    texts = [p.text for p in picks]
+    # an introduction ending in "." that announces "the following" brings its items; "3."
+    # read as a heading's number is still an item's label; the repeated tail is read once
+    assert texts[texts.index("A written record of the review should include the following "
+                             "information."):] == [
+        "A written record of the review should include the following information.",
+        "1. A clear statement of the reason for the investigation.",
+        "2. A summary of the aspects of the process that may have caused the problem.",
+        "The results of a documentation review, with the assignment of a probable cause.",
+        "The results of a review made to determine if the problem has occurred previously."]
+    assert [p.fact.key for p in picks[-2:]] == ["E1", "E1"]      # each cites its own chunk
+    for p in picks:
+        assert p.text in p.fact.quote
+    # without the next chunk, the list stops where its passage does
+    alone = [p.text for p in synthesize(terms, w, [first], **options)]
+    assert alone[-1].startswith("2. A summary") and len(alone) == len(texts) - 2
+    # another document's chunk numbered next is no continuation
+    other = chunk("other.pdf", 28, RECORD_NEXT, "E1")
+    assert [p.text for p in synthesize(terms, w, [other, first], **options)
+            if p.fact.key == "E1" and p.text.startswith("The results")] == []
+
+
+LISTY_WORDS = WORDS + ["following", "include", "the", "should"]
+_LISTY = st.lists(st.tuples(st.lists(st.sampled_from(LISTY_WORDS), min_size=1,
+                                     max_size=10).map(" ".join),
+                            st.sampled_from([". ", ": ", "; ", " • ", ". 2. ", ". (b) ",
+                                             ", and "])),
+                  min_size=1, max_size=8).map(lambda parts: "".join(a + b for a, b in parts))
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(_LISTY, min_size=2, max_size=5), overlap=st.integers(0, 40),
+       question=st.lists(st.sampled_from(LISTY_WORDS), min_size=1, max_size=8).map(" ".join),
+       follow=st.integers(0, 2), asks_list=st.booleans(), order=st.randoms())
+def test_property_a_list_read_across_passages_quotes_each_passage(texts, overlap, question,
+                                                                  follow, asks_list, order):
+    """Consecutive chunks of one document, each repeating the last one's tail, in any order:
+    every pick, read on across passages or not, is a quote of the passage it cites."""
+    from ragd.answer.shapes import enumerates
+
+    quotes = [texts[0]] + [texts[i - 1][-overlap:] + " " + texts[i] if overlap else texts[i]
+                           for i in range(1, len(texts))]
+    facts = [chunk("d.pdf", i, t, f"E{i + 1}") for i, t in enumerate(quotes)]
+    order.shuffle(facts)
+    terms = question_terms(question)
+    w = weights(terms, [set(analyze(f.quote)) for f in facts])
+    picks = synthesize(terms, w, facts, max_sentences=6, min_coverage=0.0, relative=0.0,
+                       follow=follow, listed=enumerates if asks_list else None)
+    assert len(picks) <= 6
+    for p in picks:
+        assert p.text and p.text in p.fact.quote
+    sentences = [Sentence(p.text, (p.fact.evidence,)) for p in picks]
+    kept, dropped = check_sentences(sentences, facts, 0.99)
+    assert [s.text for s in kept] == [p.text for p in picks] and not dropped

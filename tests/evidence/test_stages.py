@@ -33,3 +33,22 @@ def test_a_kept_passage_takes_the_last_place_of_the_context():
     # no limit: the order as before
     assert build_context("design space?", passages, prof, keep=keep,
                          keep_limit=0).assembled.used == plain.assembled.used
+
+
+def test_the_passage_a_list_runs_on_into_follows_its_introduction():
+    """``follow`` names the passage that must stand right after one (the next chunk of a
+    list a passage ends inside): the first of the context's passages to have one brings it
+    there from below the context's size, and what it displaces is dropped last."""
+    prof = load_profile("pharma-qa")
+    limit = int(prof.data["context"]["max_chunks"])
+    passages = _passages(limit + 3, defining=-1)
+    later = passages[limit + 2]
+    follow = lambda c: later if c.doc_id == passages[1].doc_id else None  # noqa: E731
+    built = build_context("design?", passages, prof, follow=follow)
+    used = [c.doc_id for c in built.assembled.used]
+    assert used[:3] == [passages[0].doc_id, passages[1].doc_id, later.doc_id]
+    assert len(used) == limit and passages[limit - 1].doc_id not in used
+    # one already in the context is not moved; none named: the order as before
+    inside = lambda c: passages[3] if c.doc_id == passages[1].doc_id else None  # noqa: E731
+    assert build_context("design?", passages, prof, follow=inside).assembled.used == \
+        build_context("design?", passages, prof).assembled.used

@@ -12,6 +12,7 @@ only emit quotes of the evidence.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
@@ -33,6 +34,9 @@ class Pick:
     coverage: float
     score: float
     similarity: float = 0.0
+    # where it reads in the answer when not in its own passage's place: (fact key,
+    # position) — a list's item the next passage holds, right after the item before it
+    anchor: tuple[str, int] | None = None
 
 
 def normal(text: str) -> str:
@@ -72,18 +76,58 @@ def filter_facts(question_terms: Sequence[str], facts: Sequence[Fact], *, max_fa
     return kept, dropped
 
 
-def _list_items(intro: Pick, items: Mapping[tuple[str, int], tuple[str, bool]],
-                room: int) -> list[Pick]:
-    """The items after a list's introduction in its passage (at most ``room``), while they
-    are bulleted, labelled or run on from the one before (";", ",", "and", "or")."""
+Sentences = Mapping[tuple[str, int], tuple[str, bool]]
+"""Every sentence of the facts by (fact key, position): its text and whether it is an item."""
+
+_FOLLOWING = re.compile(r"\b(?:the\s+following|as\s+follows|below)\b", re.I)
+
+
+def _opens_list(text: str, key: str, position: int, sentences: Sentences) -> bool:
+    """Whether a sentence introduces a list: it ends in a colon ("These four elements
+    are:"), or, not an item itself, it announces one ("... should include the following
+    information.") and an item comes next."""
+    if text.endswith(":"):
+        return True
+    here, after = sentences.get((key, position)), sentences.get((key, position + 1))
+    return bool(_FOLLOWING.search(text)) and after is not None and after[1] \
+        and here is not None and not here[1]
+
+
+def _next_passages(facts: Sequence[Fact], sentences: Sentences) -> dict[str, tuple[Fact, int]]:
+    """{fact key: (the fact whose passage goes on from it, the position there its own text
+    starts)}: the document's next chunk, read past the sentences it repeats (chunks overlap)."""
+    by_chunk = {(f.evidence.doc_id, f.evidence.chunk_index): f for f in facts}
+    out: dict[str, tuple[Fact, int]] = {}
+    for f in facts:
+        nxt = by_chunk.get((f.evidence.doc_id, f.evidence.chunk_index + 1))
+        if nxt is None:
+            continue
+        before, position = normal(f.quote), 0
+        while (nxt.key, position) in sentences and sentences[(nxt.key, position)][0] in before:
+            position += 1
+        out[f.key] = (nxt, position)
+    return out
+
+
+def _list_items(intro: Pick, items: Sentences, room: int,
+                onward: Mapping[str, tuple[Fact, int]] | None = None) -> list[Pick]:
+    """The items after a list's introduction (at most ``room``), while they are bulleted,
+    labelled or run on from the one before (";", ",", "and", "or"): in its passage, and,
+    with ``onward`` (:func:`_next_passages`), in the passages it goes on in when a passage
+    ends inside the list."""
     out: list[Pick] = []
     last = intro.text
-    for step in range(1, room + 1):
-        text, item = items.get((intro.fact.key, intro.position + step), ("", False))
+    fact, position = intro.fact, intro.position + 1
+    while len(out) < room:
+        if (fact.key, position) not in items and onward and fact.key in onward:
+            fact, position = onward[fact.key]
+        text, item = items.get((fact.key, position), ("", False))
         if not text or not (item or last.endswith((":", ";", ",", " and", " or"))):
             break
-        out.append(Pick(intro.fact, text, intro.position + step, intro.coverage, 0.0))
+        anchor = None if fact is intro.fact else (intro.fact.key, intro.position + len(out) + 1)
+        out.append(Pick(fact, text, position, intro.coverage, 0.0, anchor=anchor))
         last = text
+        position += 1
     return out
 
 
@@ -162,7 +206,9 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             else:
                 cut = 0
             text = normal(raw)
-            items[(f.key, position)] = (text, is_item(quote, start + cut))
+            # (labelled, though its label is read as a heading's number: "3. The results")
+            items[(f.key, position)] = (text, is_item(quote, start)
+                                        or is_item(quote, start + cut))
             if (is_heading(raw, label, first=position == 0) and not _defines_any(raw, define)) \
                     or title_block(raw, title) \
                     or (not fragments and fragment(raw)
@@ -194,7 +240,9 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     listing_rows: set[tuple[str, int]] = set()    # ... holding the list it asks for
     for (f, text, position, cov, prior), sim in zip(rows, sims):
         definition = _defines_any(text, define)
-        listing = listed is not None and listed(text)
+        # (a sentence announcing the items that follow it holds them, as one ending in ":")
+        listing = listed is not None and (listed(text)
+                                          or _opens_list(text, f.key, position, items))
         holding = bool(type_bonus) and typed is not None and typed(text)
         if definition:
             defining_rows.add((f.key, position))
@@ -276,6 +324,11 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                 break
             take(item)
 
+    onward = _next_passages(facts, items)
+
+    def opens(p: Pick) -> bool:
+        return _opens_list(p.text, p.fact.key, p.position, items)
+
     for p in strong:
         if len(chosen) >= max_sentences:
             break
@@ -284,20 +337,24 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         if (p.fact.key, p.position) in taken:
             if (p.fact.key, p.position) not in defining_rows:
                 continue
-        elif p.text.endswith(":") and room() < 2 and _list_items(p, items, 1):
+        elif opens(p) and room() < 2 and _list_items(p, items, 1, onward):
             continue                        # a list's introduction without room for its items
         elif not take(p):
             continue
-        if p.text.endswith(":"):            # it introduces a list: its items, short or not
-            bring(_list_items(p, items, max_sentences - 1))
+        if opens(p):                        # it introduces a list: its items, short or not
+            bring(_list_items(p, items, max_sentences - 1, onward))
             continue
         for step in range(1, follow + 1):   # the sentences that continue it
             row = at.get((p.fact.key, p.position + step))
             if row is None or room() <= 0 or _defines_other(row[1], define):
                 break                       # (a glossary's next entry does not continue it)
             follower = Pick(row[0], row[1], row[2], row[3], 0.0)
-            if follower.text.endswith(":"):
-                listed_items = _list_items(follower, items, max_sentences - 1)
+            if opens(follower):
+                # (a list read on into the next passage when the question asks for one,
+                # or for a figure or date its items may hold: else a list following the
+                # answer is not what it asks for)
+                listed_items = _list_items(follower, items, max_sentences - 1,
+                                           onward if listed or typed else None)
                 if listed_items and room() >= 2 and take(follower):
                     bring(listed_items)     # a list's introduction brings its items ...
                 break                       # (... or, its items cut off, does not follow)
@@ -311,8 +368,10 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     plain = {p.fact.key for p in chosen if set(defined_term(p.text)) in wanted}
     defining = plain or {p.fact.key for p in chosen if (p.fact.key, p.position) in defining_rows} \
         or {p.fact.key for p in chosen if (p.fact.key, p.position) in listing_rows}
-    return sorted(chosen, key=lambda p: (p.fact.key not in defining, order_of[p.fact.key],
-                                         p.position))
+    def place(p: Pick) -> tuple[bool, int, int]:
+        key, position = p.anchor or (p.fact.key, p.position)
+        return key not in defining, order_of[key], position
+    return sorted(chosen, key=place)
 
 
 def _defines_any(text: str, subjects: Sequence[Sequence[str]]) -> bool:

@@ -32,6 +32,7 @@ from .checks import answer_type, outside_terms, satisfies, unanswered_terms
 from .extractive import defines_in, filter_facts, synthesize
 from .gates import Draft, run_checks
 from .render import render
+from .sentences import ends_in_list
 from .shapes import enumerates
 from .subjects import asks_for_list, definition_subjects, undesignated
 from .support import check_sentences
@@ -197,10 +198,27 @@ def _defined(question: str, evidence: Sequence[Evidence]) -> list[list[str]]:
     return out
 
 
+def _list_follower(pool: Sequence[Candidate], kind: str, floor: float
+                   ) -> Callable[[Candidate], Candidate | None]:
+    """The passage that must follow one in the context: when it ends inside a list
+    (:func:`~ragd.answer.sentences.ends_in_list`), its document's next chunk, if retrieved
+    and passing the retrieval threshold (the reranker reads each passage alone and may rank
+    the one holding a list's later items far below its introduction)."""
+    by_key = {c.key: c for c in pool}
+
+    def follow(c: Candidate) -> Candidate | None:
+        nxt = by_key.get((c.doc_id, c.chunk_index + 1))
+        if nxt is None or not ends_in_list(c.text) or relevance_of(nxt, kind) < floor:
+            return None
+        return nxt
+    return follow
+
+
 def _typed(kind: str | None) -> Callable[[str], bool] | None:
-    """Whether a sentence holds what a question of ``kind`` asks for: an amount, a number or
-    a duration (None otherwise: "when may ..." asks for a condition as often as a date)."""
-    if kind not in ("amount", "number", "duration"):
+    """Whether a sentence holds what a question of ``kind`` asks for: an amount, a number,
+    a duration or a date (None otherwise: "when may ..." asks for a condition as often as a
+    date)."""
+    if kind not in ("amount", "number", "duration", "date"):
         return None
     return lambda text: satisfies(kind, [text])
 
@@ -249,7 +267,9 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
         return refuse(outcome.refusal, by=f"validator {outcome.refused_by or 'all'}")
     built = stages.build_context(
         q, outcome.accepted, prof, keep=None if defining is None else
-        (lambda c: defining(asked, c)), keep_limit=int(ans["definition_passages"]))
+        (lambda c: defining(asked, c)), keep_limit=int(ans["definition_passages"]),
+        follow=_list_follower(pool, str(prof.retrieval.get("relevance", "fused")),
+                              gathered.threshold))
     assembled, context_text = built.assembled, built.text
     rejected += [Rejection(c.doc_id, c.chunk_id, reason, "context")
                  for c, reason in assembled.dropped]

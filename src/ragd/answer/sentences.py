@@ -107,6 +107,17 @@ def is_item(quote: str, start: int) -> bool:
     return bool(before) and before[-1] in _BULLETS or bool(_LABEL.match(quote, start))
 
 
+def ends_in_list(quote: str) -> bool:
+    """Whether a passage ends inside a list: its last sentence is a bulleted or labelled
+    item, or introduces or runs on to one (":", ";"), so the document's next passage
+    goes on with it."""
+    cuts = spans(quote)
+    if not cuts:
+        return False
+    start, end = cuts[-1]
+    return is_item(quote, start) or quote[start:end].rstrip().endswith((":", ";"))
+
+
 _CUT_OFF = re.compile(r"[^\W\d_],?\s*$")
 
 

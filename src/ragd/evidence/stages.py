@@ -45,8 +45,8 @@ class Built:
 
 
 def build_context(question: str, accepted: Sequence[Candidate], prof: Profile,
-                  keep: Callable[[Candidate], Any] | None = None, keep_limit: int = 0
-                  ) -> Built:
+                  keep: Callable[[Candidate], Any] | None = None, keep_limit: int = 0,
+                  follow: Callable[[Candidate], Candidate | None] | None = None) -> Built:
     """Order, assemble and render ``accepted`` as the profile's ``[context]`` says.
 
     ``keep`` says what a passage supplies that the caller wants in the context wherever
@@ -54,9 +54,14 @@ def build_context(question: str, accepted: Sequence[Candidate], prof: Profile,
     defines, which a reranker trained on answers scores low): up to ``keep_limit``
     passages from below the first ``max_chunks`` that supply what none of those does take
     the places of the last that supply nothing, as the retrieval's selection does
-    (:func:`~ragd.retrieval.gather.complete`)."""
+    (:func:`~ragd.retrieval.gather.complete`). ``follow`` names the passage that must
+    stand right after one (the next chunk of a list a passage ends inside): the first of
+    the first ``max_chunks`` passages to have one brings it there, from wherever the order
+    put it, before ``keep`` chooses (a passage it keeps may take that one's place)."""
     cfg = prof.data["context"]
     ordered = order(question, accepted, cfg["order"], prof.scheme)
+    if follow is not None:   # (before what ``keep`` wants, which may take its place)
+        ordered = _followed(ordered, int(cfg["max_chunks"]), follow)
     if keep is not None and keep_limit > 0:
         n = int(cfg["max_chunks"])
         head = complete(ordered[:n], ordered[n:], keep, keep_limit)
@@ -72,6 +77,19 @@ def build_context(question: str, accepted: Sequence[Candidate], prof: Profile,
         text = FORMATS.get(cfg["format"])(assembled.used, assembled.texts, fields,
                                           lambda c: prof.scheme.cite(c, c.title))
     return Built(tuple(ordered), assembled, text)
+
+
+def _followed(ordered: Sequence[Candidate], n: int,
+              follow: Callable[[Candidate], Candidate | None]) -> list[Candidate]:
+    """``ordered`` with the passage ``follow`` names for the first of its first ``n`` that
+    has one (not already among them) moved or brought right after it."""
+    head = {c.key for c in ordered[:n]}
+    for i, c in enumerate(ordered[:n]):
+        nxt = follow(c)
+        if nxt is not None and nxt.key not in head:
+            rest = [d for d in ordered[i + 1:] if d.key != nxt.key]
+            return [*ordered[:i + 1], nxt, *rest]
+    return list(ordered)
 
 
 def validation_record(question: str, retrieved: int, outcome: Outcome,
