@@ -75,3 +75,21 @@ def test_only_amounts_numbers_and_durations_are_preferred_in_sentences():
     assert _typed("duration")("Records shall be retained for 5 years.")
     assert not _typed("duration")("Records shall be retained.")
     assert _typed("time") is None and _typed(None) is None   # "when may ...": a condition
+    assert _typed("date")("The evaluation is due by 1 December 2015.")
+
+
+def test_a_question_asking_by_when_wants_a_date_not_an_acts_number_nor_the_verb_may():
+    from ragd.answer.checks import answer_type, satisfies
+
+    for q in ("From what date did the safety features become mandatory?",
+              "By when must the toxicological evaluation be done?",
+              "Chapter 3 revision: deadline for the toxicological evaluation?"):
+        assert answer_type(q) == "date", q
+    assert answer_type("When may a batch be released?") == "time"
+    assert satisfies("date", ["It applies from 1 December 2015."])
+    assert satisfies("date", ["Revised in May 2019."]) and satisfies("date", ["due 9 May"])
+    # a year inside a legal act's number dates the act; "may" is mostly the verb
+    assert not satisfies("date", ["The safety features referred to in Article 54(o) of "
+                                  "Directive 2001/83/EC have been affixed."])
+    assert not satisfies("date", ["Regulation (EU) No 536/2014 and (EU) 2016/161 apply."])
+    assert not satisfies("date", ["For certain products, special guidance may apply."])

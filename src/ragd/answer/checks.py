@@ -5,9 +5,9 @@
   written in capitals, mixing letters and digits, or capitalised inside the question —
   that occurs nowhere in the retrieved pool (nor as a near-typo of a word that does)
   refuses.
-* ``answer_type``: "how much", "how many", "how long", "when" ask for an amount, a
-  number, a duration ("30 days", not a year) or a time; an answer whose sentences hold
-  none does not answer them.
+* ``answer_type``: "how much", "how many", "how long", "by when", "when" ask for an
+  amount, a number, a duration ("30 days", not a year), a date or a time; an answer whose
+  sentences hold none does not answer them.
 """
 
 from __future__ import annotations
@@ -29,9 +29,13 @@ _DURATION = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|t
                        r"fifteen|twenty|thirty|sixty|ninety|hundred)[\s-]+(?:calendar\s+|"
                        r"business\s+|working\s+|clear\s+)?(?:days?|weeks?|months?|years?|hours?|"
                        r"minutes?)\b", re.I)
-_TIME = re.compile(_DURATION.pattern + r"|\b(?:january|february|march|april|may|june|july|"
+_TIME = re.compile(_DURATION.pattern + r"|\b(?:january|february|march|april|june|july|"
                    r"august|september|october|november|december)\b|\b\d{4}-\d{2}-\d{2}\b|"
-                   r"\b(?:19|20)\d{2}\b", re.I)
+                   r"\b\d{1,2}(?:st|nd|rd|th)?\s+may\b|\bmay\s+\d{1,2}\b|"
+                   r"(?<![/\d])\b(?:19|20)\d{2}\b(?!/\d)", re.I)
+# (May is a month beside a day or a year, else the verb: "special guidance may apply"; a
+# year joined to a number by "/" is part of a legal act's number, "Directive 2001/83/EC",
+# "Regulation (EU) No 536/2014", "(EU) 2016/161": it dates the act, not an event)
 
 
 _MEASURE = re.compile(r"\d+(?:\.\d+)?-?([A-Za-z]+)")
@@ -111,7 +115,9 @@ def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[
 
 
 def answer_type(question: str) -> str | None:
-    """``amount``, ``number``, ``duration``, ``time`` or None, from how the question asks."""
+    """``amount``, ``number``, ``duration``, ``date``, ``time`` or None, from how the
+    question asks: "by when", "from what date", "the deadline for" ask for a date; "when
+    ..." for a time, or as often a condition ("when may a batch be released")."""
     q = " ".join(question.lower().split())
     if re.search(r"\bhow much\b.*\b(cost|costs|charge|fee|fees|pay|price|money)\b|"
                  r"\bwhat (is|are) the (fee|fees|cost|price)\b|\bhow much does it cost\b", q):
@@ -120,7 +126,10 @@ def answer_type(question: str) -> str | None:
                  r"\bwithin how\b|\b(retention|retaining|storage|keeping|holding) "
                  r"(period|time)s?\b", q):
         return "duration"
-    if re.search(r"^when\b|\bby when\b|\bwhat (date|year|deadline)\b", q):
+    if re.search(r"\b(?:by|since|until) when\b|\b(?:what|which) (?:\w+ ){0,2}(?:date|year|"
+                 r"deadline)s?\b|\bdeadlines?\b", q):
+        return "date"
+    if re.search(r"^when\b", q):
         return "time"
     if re.search(r"\bhow many\b|\bwhat (percentage|percent|number)\b", q):
         return "number"
@@ -136,6 +145,6 @@ def satisfies(kind: str | None, sentences: Sequence[str]) -> bool:
         return bool(_MONEY.search(text))
     if kind == "duration":
         return bool(_DURATION.search(text))
-    if kind == "time":
+    if kind in ("date", "time"):
         return bool(_TIME.search(text))
     return bool(_NUMBER.search(text))
