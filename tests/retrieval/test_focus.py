@@ -136,7 +136,7 @@ def test_a_relative_clause_after_a_comma_is_no_ask():
     (", where should settle plates be placed, if you can tell me?",
      "where should settle plates be placed?"),
     (", who is responsible for approving the monitoring plan, the QP or QA?",
-     "who is responsible for approving the monitoring plan?"),
+     "who is responsible for approving the monitoring plan the QP or QA?"),  # (its options)
 ])
 def test_a_question_after_a_comma_still_asks(tail, ask):
     """A wh-word after a comma that a verb follows asks ("where should ..."), and one that
@@ -170,3 +170,49 @@ def test_a_piece_of_the_story_is_no_source():
         assert focus(story + piece + ask, 30, SOURCES) == ask
     for piece in ("Under EU GMP Annex 1", "per 21 CFR 211", "under ICH Q13"):
         assert focus(story + piece + ", " + ask, 30, SOURCES) == f"{piece} {ask}"
+
+
+STORY_OPENING = ("We moved our batch records to a scanning system last year and the archive room "
+                 "is full, and the site head wants the shelves cleared before the audit; ")
+
+
+def test_the_condition_an_ask_is_asked_under_stays_with_it():
+    """"once paper records are scanned ..., can we discard the originals?": the ask is
+    asked under the condition its comma joins to it; a lead-in naming the text asked of
+    ("PIC/S PI 041:") stays too."""
+    q = (STORY_OPENING + "PIC/S PI 041: once paper records have been scanned and verified "
+         "as true copies, can we get rid of the paper originals?")
+    assert focus(q, 30, SOURCES) == ("PIC/S PI 041: once paper records have been scanned and "
+                                     "verified as true copies can we get rid of the paper "
+                                     "originals?")
+    # a piece opening with "before" that asks something itself is the story's
+    q2 = (STORY_OPENING + "before designing anything I would like to understand why such "
+          "records are kept at all, so what does the guidance say about true copies?")
+    assert focus(q2, 30, SOURCES) == "what does the guidance say about true copies?"
+    # a long condition is the story's too
+    q3 = (STORY_OPENING + "if the scanning vendor that we hired last spring after a long "
+          "tender finally delivers the verified images it promised us by the end of this "
+          "month, can we get rid of the paper originals?")
+    assert focus(q3, 30, SOURCES) == "can we get rid of the paper originals?"
+
+
+@pytest.mark.parametrize(("tail", "ask"), [
+    ("What quality information is sufficient for an authorised, unmodified comparator "
+     "product used in a clinical trial?",
+     "What quality information is sufficient for an authorised unmodified comparator "
+     "product used in a clinical trial?"),
+    ("How should audit trails be reviewed, and by whom?",
+     "How should audit trails be reviewed by whom?"),
+    # the asker's own purpose, a reason, a long remark: the story's
+    ("How does the MHRA guidance define raw data, so I can explain it to my team?",
+     "How does the MHRA guidance define raw data?"),
+    ("What makes something a true copy, because we never checked the scans against the "
+     "paper?", "What makes something a true copy?"),
+    ("What makes something a true copy, since the site head thinks any scan is fine as long "
+     "as somebody signs the logbook page?", "What makes something a true copy?"),
+])
+def test_the_ask_reads_on_to_the_end_of_its_sentence(tail, ask):
+    """Short pieces after an asking piece's commas, up to the "?" ending its sentence, are
+    the rest of the ask ("an authorised, unmodified comparator"), not the story."""
+    assert focus(STORY_OPENING + tail, 30, SOURCES) == ask
+

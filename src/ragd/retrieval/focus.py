@@ -83,6 +83,55 @@ def _designates(piece: str, tokens: list[str], sources: Collection[str]) -> bool
     return "§" in piece or any(t in sources or _CODE.match(t) for t in named)
 
 
+_CONDITIONS = {"if", "once", "after", "before", "unless", "whenever", "provided", "until",
+               "while", "when", "where"}
+CONDITION_WORDS = 16     # a condition this long or shorter stays with its ask
+LABEL_WORDS = 6          # a lead-in this long or shorter naming a text stays with the ask
+
+
+def _condition(tokens: list[str], asks_next: bool) -> bool:
+    """Whether a piece is the condition the ask after it (joined by a comma) is asked
+    under: it opens with "if", "once", "when" ..., is short and asks nothing itself
+    ("before designing anything I would like to understand why ..." is the story's)."""
+    return asks_next and bool(tokens) and tokens[0] in _CONDITIONS \
+        and len(tokens) <= CONDITION_WORDS and not _EMBEDDED & set(tokens[1:])
+
+
+def _label(piece: str, tokens: list[str]) -> bool:
+    """Whether a piece is a short lead-in naming the text asked of ("PIC/S PI 041:", "EU
+    GMP Annex 1:"): it ends in a colon, names something, and tells nothing of the asker."""
+    return piece.rstrip().endswith(":") and 0 < len(tokens) <= LABEL_WORDS \
+        and _content(tokens) >= 1 and not _PERSONAL & set(tokens)
+
+
+REST_WORDS = 10          # a piece this long or shorter may end an asking sentence
+_REASONS = (["because"], ["since"], ["as"], ["given"], ["considering"], ["though"],
+            ["although"])
+
+
+def _rest(pieces: list[str], tokens: list[list[str]], clauses: list[bool],
+          relative: list[bool], asking: list[str]) -> set[int]:
+    """The pieces that finish an asking piece's sentence after its commas, up to the "?"
+    ending it ("How should audit trails be reviewed, and by whom?", "... for an
+    authorised, unmodified comparator used in a trial?"), each short, none a relative
+    clause, a reason or the asker's own ("..., since management thinks ...?", "..., so I
+    can explain it to my team?"): those are the story's."""
+    out: set[int] = set()
+    for i, piece in enumerate(pieces):
+        if piece not in asking or piece.rstrip().endswith("?"):
+            continue
+        chain = []
+        for j in range(i + 1, len(pieces)):
+            if not clauses[j] or relative[j] or len(tokens[j]) > REST_WORDS \
+                    or _PERSONAL & set(tokens[j]) or tokens[j][:1] in _REASONS:
+                break
+            chain.append(j)
+            if pieces[j].rstrip().endswith("?"):
+                out.update(chain)
+                break
+    return out
+
+
 def focus(question: str, min_words: int, sources: Collection[str] = ()) -> str:
     """The asking part of ``question`` when it has ``min_words`` words or more (0: never);
     otherwise, or when no piece can be told to ask, the question itself. A piece naming
@@ -117,9 +166,14 @@ def focus(question: str, min_words: int, sources: Collection[str] = ()) -> str:
         asking = [p for p, e in zip(pieces, embedded) if e]
     if not asking or len(asking) == len(pieces):
         return question
-    # "According to FDA's guidance on ...,": where to look is part of the ask
-    asking = [p for p in pieces if p in asking
-              or _designates(p, [w.lower() for w in words(p)], sources)]
+    # "According to FDA's guidance on ...,", "PIC/S PI 041:": where to look is part of the
+    # ask; so is the condition it is asked under, joined to it by a comma ("once paper
+    # records are scanned as true copies, can we discard the originals?")
+    asking = [p for i, p in enumerate(pieces) if p in asking
+              or _designates(p, tokens[i], sources) or _label(p, tokens[i])
+              or _condition(tokens[i], i + 1 < len(pieces) and pieces[i + 1] in asking
+                            and clauses[i + 1])
+              or i in _rest(pieces, tokens, clauses, relative, asking)]
     if len(asking) == len(pieces):
         return question
     text = " ".join(p.rstrip(" ,;") for p in asking)
