@@ -201,7 +201,7 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     threshold = minimum
     notes: dict[str, Any] = {"passed_min": len(passing)}
     if learned.changed:
-        notes.update(corrections=dict(learned.corrections),
+        notes.update(corrections=dict(learned.corrections), joined=dict(learned.joined),
                      long_forms=dict(learned.long_forms))
     if short:
         notes.update(short_forms=dict(short))

@@ -162,6 +162,21 @@ def corrections(query: str, vocab: Vocabulary) -> dict[str, str]:
     return out
 
 
+_HYPHENATED = re.compile(r"(?<![\w-])([A-Za-z]+)-([A-Za-z]+)(?![\w-])")
+
+
+def joined_forms(query: str, vocab: Vocabulary) -> dict[str, str]:
+    """{hyphenated word: the same word written solid} for each of ``query``'s two-part
+    hyphenated words that the collection writes solid ("mix-ups" → "mixups", "re-export"
+    → "reexport"): analysed, the hyphenated form is two other terms ("mix", "up")."""
+    out: dict[str, str] = {}
+    for m in _HYPHENATED.finditer(query):
+        solid = _fold(m.group(1) + m.group(2))
+        if solid not in STOPWORDS and vocab.known(solid):
+            out[m.group()] = solid
+    return out
+
+
 def rewrite(query: str, fixes: Mapping[str, str]) -> str:
     """``query`` with each word that ``fixes`` names replaced (the rest as written)."""
     if not fixes:
@@ -170,4 +185,4 @@ def rewrite(query: str, fixes: Mapping[str, str]) -> str:
 
 
 __all__: Sequence[str] = ("Vocabulary", "build", "corrections", "correctable", "english",
-                          "max_distance", "osa", "rewrite")
+                          "joined_forms", "max_distance", "osa", "rewrite")

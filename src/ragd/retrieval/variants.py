@@ -1,6 +1,7 @@
 """Query variants learned from the collection: misspelt words corrected against its
-vocabulary (:mod:`.spelling`), acronyms followed by the long forms its documents define
-(:mod:`.acronyms`), or, for one written in capitals that no text defines, the long form
+vocabulary (:mod:`.spelling`), hyphenated words also searched as the collection writes
+them solid ("mix-ups" beside "mixups"), acronyms followed by the long forms its documents
+define (:mod:`.acronyms`), or, for one written in capitals that no text defines, the long form
 the documents' names spell ("CSA" in a question, "guidance-computer-software-assurance-
 ....pdf": computer software assurance). Settings ``retrieval.spelling``,
 ``retrieval.acronyms`` and ``retrieval.acronym_names`` (where documents are files whose
@@ -49,10 +50,11 @@ class Learned:
     corrections: Mapping[str, str] = field(default_factory=dict)   # misspelt -> word
     long_forms: Mapping[str, str] = field(default_factory=dict)    # acronym -> long form
     named_forms: Mapping[str, str] = field(default_factory=dict)   # ... spelled by names only
+    joined: Mapping[str, str] = field(default_factory=dict)   # "mix-ups" -> "mixups"
 
     @property
     def changed(self) -> bool:
-        return bool(self.corrections or self.long_forms)
+        return bool(self.corrections or self.long_forms or self.joined)
 
 
 def _remember(cache: dict, key: tuple, value: Any) -> None:
@@ -113,6 +115,7 @@ def learn(query: str, coll: Collection, settings: Mapping[str, Any],
     if not (use_spelling or use_acronyms):
         return Learned(query, query)
     fixes: dict[str, str] = {}
+    joined: dict[str, str] = {}
     forms: dict[str, str] = {}
     named: dict[str, str] = {}
     unknown: list[str] = []
@@ -124,6 +127,7 @@ def learn(query: str, coll: Collection, settings: Mapping[str, Any],
             if vocab is not None:
                 fixes = spelling.corrections(query, vocab)
                 text = spelling.rewrite(query, fixes)
+                joined = spelling.joined_forms(text, vocab)
         if use_acronyms:
             said = text.lower()
             wanted = [a for a in acronyms.candidates(text)
@@ -142,9 +146,9 @@ def learn(query: str, coll: Collection, settings: Mapping[str, Any],
             if form and form not in text.lower():
                 forms[acronym] = named[acronym] = form
     corrected = text
-    if forms:
-        text = " ".join([text.rstrip(), *forms.values()])
-    return Learned(text, corrected, fixes, forms, named)
+    if forms or joined:   # (the solid forms searched beside the hyphenated ones)
+        text = " ".join([text.rstrip(), *joined.values(), *forms.values()])
+    return Learned(text, corrected, fixes, forms, named, joined)
 
 
 __all__ = ["ACRONYM_HITS", "Learned", "learn"]
