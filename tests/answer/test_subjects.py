@@ -90,9 +90,25 @@ def test_what_compares_nothing_asks_one_definition_or_none():
     assert compared_subjects("batch record vs batch records") == []
 
 
-def test_a_second_question_run_into_the_first_names_no_term():
+def test_a_second_question_run_into_the_first_leaves_the_first_its_subject():
+    """"what is X and what ...?": two questions, the first asking what X is, as it would
+    alone; a question word inside the subject itself still names no term."""
+    assert definition_subjects("What is a QP confirmation and what responsibility does the "
+                               "confirming QP take on?") == [["qp", "confirm"]]
     assert definition_subjects("What is the purpose of the PIC/S GDP aide-memoire and how "
-                               "is it structured?") == []
+                               "is it structured?") == definition_subjects(
+        "What is the purpose of the PIC/S GDP aide-memoire?")
+    assert definition_subjects("What is the product which the batch holds?") == []
+
+
+def test_a_lead_in_before_a_dash_is_no_part_of_the_subject():
+    assert definition_subjects("EU GMP Annex 16 - what is a QP 'confirmation'?") == [
+        ["qp", "confirm"]]
+    assert definition_subjects("MHRA DI guidance – what is a validated scanning process?") == [
+        ["valid", "scan", "process"]]
+    assert definition_subjects("Section 11 CPC - what is res judicata?") == [["res", "judicata"]]
+    # a dash inside a term is no lead-in
+    assert definition_subjects("What is a co-packer?") == [["co", "packer"]]
 
 
 @settings(max_examples=200, deadline=None)

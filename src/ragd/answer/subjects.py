@@ -51,8 +51,10 @@ _REQUEST = re.compile(r"^\s*(?:(?:please\s+)?(?:(?:could|can|would)\s+you\s+(?:p
 def _definition_subject(question: str) -> tuple[list[str], list[str]]:
     """:func:`definition_subject`, and the acronyms the subject names in parentheses
     ("continuous manufacturing (CM)": CM), each as its analysed term."""
-    # a lead-in naming where to look: "MHRA GxP DI guidance: definition of metadata?"
-    lead_in, colon, asked = question.partition(":")
+    # a lead-in naming where to look: "MHRA GxP DI guidance: definition of metadata?",
+    # "EU GMP Annex 16 - what is a QP confirmation?"
+    parts = _LEAD_IN.split(question, maxsplit=1)
+    lead_in, colon, asked = (parts[0], ":", parts[1]) if len(parts) == 2 else (question, "", "")
     asked = _REQUEST.sub("", asked.strip(), count=1)
     if colon and _DEFINE_Q.match(asked) and not _ASKS.search(lead_in):
         question = asked
@@ -74,6 +76,9 @@ def _definition_subject(question: str) -> tuple[list[str], list[str]]:
     acronyms = [analyze(a) for a in _ACRONYM_AFTER.findall(subject)
                 if sum(ch.isupper() for ch in a) >= 2]
     subject = re.sub(r"\([^)]*\)", " ", subject)
+    # "what is a QP confirmation and what responsibility does the QP take on?": two
+    # questions, the first asking to define what it names
+    subject = _AND_ANOTHER.split(subject, maxsplit=1)[0]
     if _ANOTHER_QUESTION.search(subject):
         return [], []        # "the purpose of X and how is it structured": no term to define
     terms = analyze(subject)
@@ -87,6 +92,9 @@ _ACRONYM_AFTER = re.compile(r"\(\s*([A-Z][A-Za-z0-9]{1,11})\s*\)")   # two capit
 
 
 # a second question run into the first: what follows is no term
+_LEAD_IN = re.compile(r":|\s[-–—]\s")
+_AND_ANOTHER = re.compile(r",?\s+and\s+(?=(?:how|why|when|where|which|who|whom|what|whether)\b)",
+                          re.I)
 _ANOTHER_QUESTION = re.compile(r"\b(?:how|why|when|where|which|who|whom|what|whether)\b", re.I)
 # a question word as a question writes it ("Who", "who"; not "WHO", the authority)
 _ASKS = re.compile(r"\b(?:[Hh]ow|[Ww]hy|[Ww]hen|[Ww]here|[Ww]hich|[Ww]ho|[Ww]hom|[Ww]hat|"
