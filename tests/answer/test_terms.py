@@ -86,6 +86,15 @@ def test_a_question_asking_by_when_wants_a_date_not_an_acts_number_nor_the_verb_
               "Chapter 3 revision: deadline for the toxicological evaluation?"):
         assert answer_type(q) == "date", q
     assert answer_type("When may a batch be released?") == "time"
+    # a past event asks its date; a share asks a percentage, not any number
+    assert answer_type("When did the FDA issue its first warning letter on this?") == "date"
+    assert answer_type("When was the guideline adopted?") == "date"
+    assert answer_type("What percentage of inspections found data integrity problems?") == \
+        "percent"
+    assert answer_type("How many batches are placed on stability?") == "number"
+    assert satisfies("percent", ["Some 12 % of the sites were cited."])
+    assert satisfies("percent", ["Ten percent of the units are inspected."])
+    assert not satisfies("percent", ["In recent years, FDA has observed 21 CFR violations."])
     assert satisfies("date", ["It applies from 1 December 2015."])
     assert satisfies("date", ["Revised in May 2019."]) and satisfies("date", ["due 9 May"])
     # a year inside a legal act's number dates the act; "may" is mostly the verb

@@ -38,6 +38,9 @@ _TIME = re.compile(_DURATION.pattern + r"|\b(?:january|february|march|april|june
 # "Regulation (EU) No 536/2014", "(EU) 2016/161": it dates the act, not an event)
 
 
+_PERCENT = re.compile(r"\d\s*%|\bper\s?cent\b|\bpercentage\b", re.I)
+
+
 _MEASURE = re.compile(r"\d+(?:\.\d+)?-?([A-Za-z]+)")
 _DEFINED = re.compile(r"[A-Za-z][\w'-]*\s*\(\s*([A-Za-z][A-Za-z0-9.\-]*)\s*\)")
 
@@ -115,9 +118,10 @@ def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[
 
 
 def answer_type(question: str) -> str | None:
-    """``amount``, ``number``, ``duration``, ``date``, ``time`` or None, from how the
-    question asks: "by when", "from what date", "the deadline for" ask for a date; "when
-    ..." for a time, or as often a condition ("when may a batch be released")."""
+    """``amount``, ``number``, ``percent``, ``duration``, ``date``, ``time`` or None, from
+    how the question asks: "by when", "from what date", "the deadline for", "when did ..."
+    ask for a date; "when ..." otherwise for a time, or as often a condition ("when may a
+    batch be released"); "what percentage" for a share, not any number."""
     q = " ".join(question.lower().split())
     if re.search(r"\bhow much\b.*\b(cost|costs|charge|fee|fees|pay|price|money)\b|"
                  r"\bwhat (is|are) the (fee|fees|cost|price)\b|\bhow much does it cost\b", q):
@@ -127,11 +131,14 @@ def answer_type(question: str) -> str | None:
                  r"(period|time)s?\b", q):
         return "duration"
     if re.search(r"\b(?:by|since|until) when\b|\b(?:what|which) (?:\w+ ){0,2}(?:date|year|"
-                 r"deadline)s?\b|\bdeadlines?\b", q):
+                 r"deadline)s?\b|\bdeadlines?\b|^when (?:did|was|were|had)\b", q):
         return "date"
     if re.search(r"^when\b", q):
         return "time"
-    if re.search(r"\bhow many\b|\bwhat (percentage|percent|number)\b", q):
+    if re.search(r"\bwhat (?:\w+ )?(?:percentage|percent|proportion|share)\b|"
+                 r"\bhow many percent\b", q):
+        return "percent"
+    if re.search(r"\bhow many\b|\bwhat number\b", q):
         return "number"
     return None
 
@@ -147,4 +154,6 @@ def satisfies(kind: str | None, sentences: Sequence[str]) -> bool:
         return bool(_DURATION.search(text))
     if kind in ("date", "time"):
         return bool(_TIME.search(text))
+    if kind == "percent":
+        return bool(_PERCENT.search(text))
     return bool(_NUMBER.search(text))

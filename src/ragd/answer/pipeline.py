@@ -218,7 +218,7 @@ def _typed(kind: str | None) -> Callable[[str], bool] | None:
     """Whether a sentence holds what a question of ``kind`` asks for: an amount, a number,
     a duration or a date (None otherwise: "when may ..." asks for a condition as often as a
     date)."""
-    if kind not in ("amount", "number", "duration", "date"):
+    if kind not in ("amount", "number", "percent", "duration", "date"):
         return None
     return lambda text: satisfies(kind, [text])
 

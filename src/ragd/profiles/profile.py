@@ -210,10 +210,11 @@ SCHEMA: dict[str, Any] = {
                                    "facts must hold"),
         "outside_terms": S.Key(S.boolean(), "refuse questions naming what the documents lack"),
         "answer_type": S.Key(S.either(S.boolean(), S.list_of(S.choice(
-                                 "amount", "number", "duration", "date", "time"))),
-                             "how much / how many / how long / by when / when need an "
-                             "amount, number, duration, date or time (true: all; or the "
-                             "kinds checked)"),
+                                 "amount", "number", "percent", "duration", "date",
+                                 "time"))),
+                             "how much / how many / what percentage / how long / by when / "
+                             "when need an amount, number, share, duration, date or time "
+                             "(true: all; or the kinds checked)"),
         "checks": S.Key(S.list_of(S.registered(_answer_check_names)),
                         "answer checks, in order: each may refuse a drafted answer"),
         "context_terms": S.Key(S.boolean(), "extractive: a passage's title and heading path "
