@@ -524,3 +524,39 @@ def test_property_a_list_read_across_passages_quotes_each_passage(texts, overlap
     sentences = [Sentence(p.text, (p.fact.evidence,)) for p in picks]
     kept, dropped = check_sentences(sentences, facts, 0.99)
     assert [s.text for s in kept] == [p.text for p in picks] and not dropped
+
+
+def test_a_list_read_on_skips_only_the_repeated_end_and_a_cut_item_once():
+    """The next chunk's opening sentences are skipped only as the end of the passage
+    before (not wherever they occur in it), and an item the passage's end cuts is read
+    whole from the next chunk, once."""
+    from ragd.answer.shapes import enumerates
+
+    first = chunk("gdp.pdf", 3, "Temperature control matters. • Humidity is recorded. The "
+                  "following conditions should be monitored during storage: • temperature "
+                  "• relative humidity of the", "E1")
+    second = chunk("gdp.pdf", 4, "relative humidity of the warehouse air • Humidity is "
+                   "recorded. • Light exposure", "E2")
+    q = "Which conditions should be monitored during storage?"
+    terms = question_terms(q)
+    w = weights(terms, [set(analyze(f.quote)) for f in (first, second)])
+    picks = synthesize(terms, w, [first, second], max_sentences=6, min_coverage=0.2,
+                       listed=enumerates)
+    texts = [p.text for p in picks]
+    at = texts.index("The following conditions should be monitored during storage:")
+    assert texts[at + 1:at + 5] == ["temperature", "relative humidity of the warehouse air",
+                                    "Humidity is recorded.", "Light exposure"]
+    assert "relative humidity of the" not in texts
+    for p in picks:
+        assert p.text in p.fact.quote
+
+
+def test_below_or_the_following_day_announce_no_list():
+    quote = ("The product should be stored below 25 degrees. (a) Keep it dry. (b) Keep it "
+             "dark.")
+    f = fact(1, quote)
+    terms = question_terms("At what temperature should the product be stored?")
+    picks = [p.text for p in synthesize(terms, weights(terms, [set(analyze(quote))]), [f],
+                                        max_sentences=6, min_coverage=0.3)]
+    assert picks == ["The product should be stored below 25 degrees."]
+

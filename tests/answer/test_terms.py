@@ -82,10 +82,16 @@ def test_a_question_asking_by_when_wants_a_date_not_an_acts_number_nor_the_verb_
     from ragd.answer.checks import answer_type, satisfies
 
     for q in ("From what date did the safety features become mandatory?",
-              "By when must the toxicological evaluation be done?",
               "Chapter 3 revision: deadline for the toxicological evaluation?"):
         assert answer_type(q) == "date", q
     assert answer_type("When may a batch be released?") == "time"
+    # an event or a condition answers these as often ("before the batch is released")
+    for q in ("By when must the toxicological evaluation be done?",):
+        assert answer_type(q) == "time", q
+    for q in ("Who sets the deadline for CAPA closure?", "Which expiry date applies?",
+              "What year-end reporting is needed?", "What proportion of units is sampled?"):
+        assert answer_type(q) is None, q
+    assert satisfies("date", ["Submit it by 31/12/2025."])
     # a past event asks its date; a share asks a percentage, not any number
     assert answer_type("When did the FDA issue its first warning letter on this?") == "date"
     assert answer_type("When was the guideline adopted?") == "date"

@@ -132,11 +132,11 @@ def test_a_relative_clause_after_a_comma_is_no_ask():
 
 @pytest.mark.parametrize(("tail", "ask"), [
     (", when must the alert levels be reviewed, according to Annex 1?",
-     "when must the alert levels be reviewed according to Annex 1?"),   # (the source stays)
+     "when must the alert levels be reviewed, according to Annex 1?"),  # (the source stays)
     (", where should settle plates be placed, if you can tell me?",
      "where should settle plates be placed?"),
     (", who is responsible for approving the monitoring plan, the QP or QA?",
-     "who is responsible for approving the monitoring plan the QP or QA?"),  # (its options)
+     "who is responsible for approving the monitoring plan, the QP or QA?"),  # (its options)
 ])
 def test_a_question_after_a_comma_still_asks(tail, ask):
     """A wh-word after a comma that a verb follows asks ("where should ..."), and one that
@@ -199,10 +199,12 @@ def test_the_condition_an_ask_is_asked_under_stays_with_it():
 @pytest.mark.parametrize(("tail", "ask"), [
     ("What quality information is sufficient for an authorised, unmodified comparator "
      "product used in a clinical trial?",
-     "What quality information is sufficient for an authorised unmodified comparator "
+     "What quality information is sufficient for an authorised, unmodified comparator "
      "product used in a clinical trial?"),
     ("How should audit trails be reviewed, and by whom?",
-     "How should audit trails be reviewed by whom?"),
+     "How should audit trails be reviewed, and by whom?"),
+    ("Is a full CSV required for the new software, or only a risk assessment?",
+     "Is a full CSV required for the new software, or only a risk assessment?"),
     # the asker's own purpose, a reason, a long remark: the story's
     ("How does the MHRA guidance define raw data, so I can explain it to my team?",
      "How does the MHRA guidance define raw data?"),

@@ -32,10 +32,12 @@ _DURATION = re.compile(r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|t
 _TIME = re.compile(_DURATION.pattern + r"|\b(?:january|february|march|april|june|july|"
                    r"august|september|october|november|december)\b|\b\d{4}-\d{2}-\d{2}\b|"
                    r"\b\d{1,2}(?:st|nd|rd|th)?\s+may\b|\bmay\s+\d{1,2}\b|"
-                   r"(?<![/\d])\b(?:19|20)\d{2}\b(?!/\d)", re.I)
+                   r"(?<!\d\d\d/)\b(?:19|20)\d{2}\b(?!/\d)|\b\d{1,2}/\d{1,2}/(?:19|20)?\d{2}\b",
+                   re.I)
 # (May is a month beside a day or a year, else the verb: "special guidance may apply"; a
-# year joined to a number by "/" is part of a legal act's number, "Directive 2001/83/EC",
-# "Regulation (EU) No 536/2014", "(EU) 2016/161": it dates the act, not an event)
+# year a number of three digits or more joins by "/" is part of a legal act's number,
+# "Directive 2001/83/EC", "Regulation (EU) No 536/2014", "(EU) 2016/161": it dates the
+# act, not an event; "31/12/2025" is a date)
 
 
 _PERCENT = re.compile(r"\d\s*%|\bper\s?cent\b|\bpercentage\b", re.I)
@@ -119,9 +121,9 @@ def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[
 
 def answer_type(question: str) -> str | None:
     """``amount``, ``number``, ``percent``, ``duration``, ``date``, ``time`` or None, from
-    how the question asks: "by when", "from what date", "the deadline for", "when did ..."
-    ask for a date; "when ..." otherwise for a time, or as often a condition ("when may a
-    batch be released"); "what percentage" for a share, not any number."""
+    how the question asks: "from what date", "deadline: ...", "when did ..." ask for a
+    date; "when ...", "by when" for a time, or as often a condition or an event ("when may
+    a batch be released", "before release"); "what percentage" for a share."""
     q = " ".join(question.lower().split())
     if re.search(r"\bhow much\b.*\b(cost|costs|charge|fee|fees|pay|price|money)\b|"
                  r"\bwhat (is|are) the (fee|fees|cost|price)\b|\bhow much does it cost\b", q):
@@ -130,13 +132,12 @@ def answer_type(question: str) -> str | None:
                  r"\bwithin how\b|\b(retention|retaining|storage|keeping|holding) "
                  r"(period|time)s?\b", q):
         return "duration"
-    if re.search(r"\b(?:by|since|until) when\b|\b(?:what|which) (?:\w+ ){0,2}(?:date|year|"
-                 r"deadline)s?\b|\bdeadlines?\b|^when (?:did|was|were|had)\b", q):
+    if re.search(r"\b(?:what|which) (?:date|year|deadline)\b(?!-)|(?:^|[:–—]\s*|\s-\s)"
+                 r"deadline\b|^when (?:did|was|were|had)\b", q):
         return "date"
-    if re.search(r"^when\b", q):
-        return "time"
-    if re.search(r"\bwhat (?:\w+ )?(?:percentage|percent|proportion|share)\b|"
-                 r"\bhow many percent\b", q):
+    if re.search(r"^when\b|\b(?:by|since|until) when\b", q):
+        return "time"   # (a condition or an event answers "by when" as often: "before release")
+    if re.search(r"\bwhat (?:\w+ )?(?:percentage|percent)\b|\bhow many percent\b", q):
         return "percent"
     if re.search(r"\bhow many\b|\bwhat number\b", q):
         return "number"

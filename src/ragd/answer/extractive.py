@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from ..analysis import analyze
-from .sentences import TITLE_WORDS, cut_off, is_item, letters, spans, term_first, title_block
+from .sentences import (BULLETS, TITLE_WORDS, cut_off, is_item, letters, spans, term_first,
+                        title_block)
 from .shapes import (defined_abbreviation, defined_term, defines, described_term, fragment,
                      glossary, is_heading, lead)
 from .terms import coverage
@@ -79,7 +80,8 @@ def filter_facts(question_terms: Sequence[str], facts: Sequence[Fact], *, max_fa
 Sentences = Mapping[tuple[str, int], tuple[str, bool]]
 """Every sentence of the facts by (fact key, position): its text and whether it is an item."""
 
-_FOLLOWING = re.compile(r"\b(?:the\s+following|as\s+follows|below)\b", re.I)
+_FOLLOWING = re.compile(r"\b(?:the\s+following(?!\s+(?:day|days|week|month|year|morning|"
+                        r"shift)\b)|as\s+follows)\b", re.I)
 
 
 def _opens_list(text: str, key: str, position: int, sentences: Sentences) -> bool:
@@ -93,18 +95,32 @@ def _opens_list(text: str, key: str, position: int, sentences: Sentences) -> boo
         and here is not None and not here[1]
 
 
-def _next_passages(facts: Sequence[Fact], sentences: Sentences) -> dict[str, tuple[Fact, int]]:
+def _bare(text: str) -> str:
+    """The words and marks of a text, without bullets (a span leaves out the bullet before
+    it), white space normalised."""
+    return normal(text.translate(_NO_BULLETS))
+
+
+_NO_BULLETS = str.maketrans({ch: " " for ch in BULLETS})
+
+
+def _next_passages(facts: Sequence[Fact]) -> dict[str, tuple[Fact, int]]:
     """{fact key: (the fact whose passage goes on from it, the position there its own text
-    starts)}: the document's next chunk, read past the sentences it repeats (chunks overlap)."""
+    starts)}: the document's next chunk, read past its opening sentences that repeat the
+    end of the passage before (chunks overlap): together, a suffix of that passage."""
     by_chunk = {(f.evidence.doc_id, f.evidence.chunk_index): f for f in facts}
     out: dict[str, tuple[Fact, int]] = {}
     for f in facts:
         nxt = by_chunk.get((f.evidence.doc_id, f.evidence.chunk_index + 1))
         if nxt is None:
             continue
-        before, position = normal(f.quote), 0
-        while (nxt.key, position) in sentences and sentences[(nxt.key, position)][0] in before:
-            position += 1
+        before, joined, position = _bare(f.quote), "", 0
+        for count, (start, end) in enumerate(spans(nxt.quote), start=1):
+            joined = _bare(f"{joined} {nxt.quote[start:end]}")
+            if len(joined) > len(before):
+                break
+            if before.endswith(joined):
+                position = count          # the longest opening run the passage ends with
         out[f.key] = (nxt, position)
     return out
 
@@ -119,10 +135,15 @@ def _list_items(intro: Pick, items: Sentences, room: int,
     last = intro.text
     fact, position = intro.fact, intro.position + 1
     while len(out) < room:
+        whole = False
         if (fact.key, position) not in items and onward and fact.key in onward:
             fact, position = onward[fact.key]
+            text = items.get((fact.key, position), ("", False))[0]
+            if out and text.startswith(out[-1].text) and text != out[-1].text:
+                out.pop()          # an item the passage's end cut, whole in the next one
+                whole = True
         text, item = items.get((fact.key, position), ("", False))
-        if not text or not (item or last.endswith((":", ";", ",", " and", " or"))):
+        if not text or not (item or whole or last.endswith((":", ";", ",", " and", " or"))):
             break
         anchor = None if fact is intro.fact else (intro.fact.key, intro.position + len(out) + 1)
         out.append(Pick(fact, text, position, intro.coverage, 0.0, anchor=anchor))
@@ -324,7 +345,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                 break
             take(item)
 
-    onward = _next_passages(facts, items)
+    onward = _next_passages(facts)
 
     def opens(p: Pick) -> bool:
         return _opens_list(p.text, p.fact.key, p.position, items)

@@ -20,6 +20,7 @@ from ..analysis import analyze, name_terms
 from ..collection import Collection
 from ..errors import InvalidQueryError, ProfileMismatchError
 from ..evidence import stages
+from ..evidence.validators import RELEVANCE_REASONS
 from ..profiles import Profile, load_profile
 from ..retrieval.acronyms import written_out
 from ..retrieval.focus import focus
@@ -198,20 +199,40 @@ def _defined(question: str, evidence: Sequence[Evidence]) -> list[list[str]]:
     return out
 
 
-def _list_follower(pool: Sequence[Candidate], kind: str, floor: float
-                   ) -> Callable[[Candidate], Candidate | None]:
+def _list_follower(pool: Sequence[Candidate], kind: str, floor: float,
+                   valid: Callable[[Candidate], bool]) -> Callable[[Candidate], Candidate | None]:
     """The passage that must follow one in the context: when it ends inside a list
-    (:func:`~ragd.answer.sentences.ends_in_list`), its document's next chunk, if retrieved
-    and passing the retrieval threshold (the reranker reads each passage alone and may rank
-    the one holding a list's later items far below its introduction)."""
+    (:func:`~ragd.answer.sentences.ends_in_list`), its document's next chunk, if retrieved,
+    passing the retrieval threshold and accepted by the evidence checks (``valid``; the
+    reranker reads each passage alone and may rank the one holding a list's later items
+    far below its introduction)."""
     by_key = {c.key: c for c in pool}
 
     def follow(c: Candidate) -> Candidate | None:
         nxt = by_key.get((c.doc_id, c.chunk_index + 1))
-        if nxt is None or not ends_in_list(c.text) or relevance_of(nxt, kind) < floor:
+        if nxt is None or not ends_in_list(c.text) or relevance_of(nxt, kind) < floor \
+                or not valid(nxt):
             return None
         return nxt
     return follow
+
+
+def _validated(question: str, outcome: Any, pool: Sequence[Candidate],
+               prof: Profile) -> Callable[[Candidate], bool]:
+    """Whether the evidence checks, bar their judgement of relevance, accept a passage
+    that goes on with an accepted one: none of them says it is of another section or
+    scope, repealed, a duplicate or of the wrong kind, among the candidates or judged now,
+    alone. (How well it answers read alone is no bar: a list's later items, read without
+    their introduction, answer nothing — the introduction's relevance is theirs.)"""
+    barred = {c.key for c, why, _ in outcome.rejected if why not in RELEVANCE_REASONS}
+    accepted = {c.key for c in outcome.accepted}
+
+    def valid(c: Candidate) -> bool:
+        if c.key in accepted or c.key in barred:
+            return c.key in accepted
+        alone = stages.validate(question, [c], pool, prof)
+        return not any(why not in RELEVANCE_REASONS for _, why, _ in alone.rejected)
+    return valid
 
 
 def _typed(kind: str | None) -> Callable[[str], bool] | None:
@@ -269,7 +290,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
         q, outcome.accepted, prof, keep=None if defining is None else
         (lambda c: defining(asked, c)), keep_limit=int(ans["definition_passages"]),
         follow=_list_follower(pool, str(prof.retrieval.get("relevance", "fused")),
-                              gathered.threshold))
+                              gathered.threshold, _validated(asked, outcome, pool, prof)))
     assembled, context_text = built.assembled, built.text
     rejected += [Rejection(c.doc_id, c.chunk_id, reason, "context")
                  for c, reason in assembled.dropped]

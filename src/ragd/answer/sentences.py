@@ -13,8 +13,8 @@ import re
 from ..chunking import split_sentences
 
 
-_BULLETS = "•■●▪◦"
-_BULLET = re.compile(rf"\s[{_BULLETS}]\s")
+BULLETS = "•■●▪◦"
+_BULLET = re.compile(rf"\s[{BULLETS}]\s")
 
 
 _TRAILING_LABEL = re.compile(r"[:;]\s*((?:[ivx]{1,5}|[a-z]|\d{1,2})[.)])\s*$")
@@ -104,7 +104,7 @@ _LABEL = re.compile(r"\(?(?:[a-z]{1,2}|[0-9]{1,2}|[ivx]{1,5})[.)]\s")
 def is_item(quote: str, start: int) -> bool:
     """Whether the sentence at ``start`` is a list item: after a bullet, or labelled."""
     before = quote[:start].rstrip()
-    return bool(before) and before[-1] in _BULLETS or bool(_LABEL.match(quote, start))
+    return bool(before) and before[-1] in BULLETS or bool(_LABEL.match(quote, start))
 
 
 def ends_in_list(quote: str) -> bool:

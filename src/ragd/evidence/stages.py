@@ -84,9 +84,11 @@ def _followed(ordered: Sequence[Candidate], n: int,
     """``ordered`` with the passage ``follow`` names for the first of its first ``n`` that
     has one (not already among them) moved or brought right after it."""
     head = {c.key for c in ordered[:n]}
+    below = {c.key: c for c in ordered[n:]}
     for i, c in enumerate(ordered[:n]):
         nxt = follow(c)
         if nxt is not None and nxt.key not in head:
+            nxt = below.get(nxt.key, nxt)       # (accepted already: as the checks scored it)
             rest = [d for d in ordered[i + 1:] if d.key != nxt.key]
             return [*ordered[:i + 1], nxt, *rest]
     return list(ordered)

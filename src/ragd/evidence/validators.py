@@ -29,6 +29,11 @@ from typing import Sequence
 from ..types import Candidate
 from .base import VALIDATORS, Context, Step
 
+RELEVANCE_REASONS = frozenset({"low_relevance", "below_min_relevance", "not_an_answer",
+                               "insufficient_evidence"})
+"""Rejections that judge how well a passage, read alone, answers; the others say what it
+is (another section or scope, repealed, a duplicate, the wrong kind)."""
+
 
 @VALIDATORS.register("relevance_floor")
 def relevance_floor(question: str, candidates: Sequence[Candidate], ctx: Context) -> Step:

@@ -138,17 +138,19 @@ def focus(question: str, min_words: int, sources: Collection[str] = ()) -> str:
     one of ``sources`` (words for the documents asked of) stays with the ask."""
     if min_words <= 0 or len(question.split()) < min_words:
         return question
-    pieces, clauses = [], []          # each piece, and whether a comma joins it to the last
-    start, comma = 0, False
+    pieces, clauses, raw = [], [], []   # each piece, whether a comma joins it to the last,
+    start, comma = 0, False             # and the piece as written ("or only ...")
     for m in _PIECES.finditer(question):
         piece = question[start:m.start()].strip()
         if piece:
             pieces.append(_LEAD_TEXT.sub("", piece))
             clauses.append(comma)
+            raw.append(piece)
         start, comma = m.end(), "," in m.group()
     if question[start:].strip():
         pieces.append(_LEAD_TEXT.sub("", question[start:].strip()))
         clauses.append(comma)
+        raw.append(question[start:].strip())
     tokens = [[w.lower() for w in words(p)] for p in pieces]
     opening = [t and t[0] in _OPENERS and _content(t[1:]) >= 2 for t in tokens]
     # ", which worries our lead": a relative clause, unless a verb asks next ("where should
@@ -169,14 +171,21 @@ def focus(question: str, min_words: int, sources: Collection[str] = ()) -> str:
     # "According to FDA's guidance on ...,", "PIC/S PI 041:": where to look is part of the
     # ask; so is the condition it is asked under, joined to it by a comma ("once paper
     # records are scanned as true copies, can we discard the originals?")
-    asking = [p for i, p in enumerate(pieces) if p in asking
-              or _designates(p, tokens[i], sources) or _label(p, tokens[i])
-              or _condition(tokens[i], i + 1 < len(pieces) and pieces[i + 1] in asking
-                            and clauses[i + 1])
-              or i in _rest(pieces, tokens, clauses, relative, asking)]
-    if len(asking) == len(pieces):
+    rest = _rest(pieces, tokens, clauses, relative, asking)
+    kept = [i for i, p in enumerate(pieces) if p in asking
+            or _designates(p, tokens[i], sources) or _label(p, tokens[i])
+            or _condition(tokens[i], i + 1 < len(pieces) and pieces[i + 1] in asking
+                          and clauses[i + 1])
+            or i in rest]
+    if len(kept) == len(pieces):
         return question
-    text = " ".join(p.rstrip(" ,;") for p in asking)
+    # (the rest of a sentence keeps its comma and its "or", "and": "..., or only X?")
+    text = ""
+    for i in kept:
+        if i in rest:
+            text = f"{text.rstrip(' ,;')}, {raw[i].rstrip(' ,;')}"
+        else:
+            text = f"{text} {pieces[i].rstrip(' ,;')}".strip()
     return text if text.endswith("?") else text.rstrip(".!") + "?"
 
 
