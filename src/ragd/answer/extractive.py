@@ -189,9 +189,9 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     similarity also reads the passage's context line.) A bulleted item is a sentence of
     its own, and a picked sentence that introduces a list ("These four elements are:")
     brings the items that follow it; a heading run into a sentence is left out of it
-    (:func:`~ragd.answer.shapes.lead`), unless it is the term a glossary entry defines. With ``follow``, each picked sentence
-    brings up to that many sentences that follow it in its passage (a definition's or a
-    list's continuation), within ``max_sentences``. ``similarity_weight`` is the share of
+    (:func:`~ragd.answer.shapes.lead`), unless it is the term a glossary entry defines.
+    With ``follow``, each picked sentence brings up to that many sentences that follow it
+    in its passage (a definition's or a list's continuation), within ``max_sentences``. ``similarity_weight`` is the share of
     the similarity in a sentence's score (the rest: coverage, passage relevance,
     position). With ``define`` (the subjects a definitional question asks about, each
     its analysed terms: one, or the two a comparison names), a sentence that defines one

@@ -203,9 +203,9 @@ def _list_follower(pool: Sequence[Candidate], kind: str, floor: float,
                    valid: Callable[[Candidate], bool]) -> Callable[[Candidate], Candidate | None]:
     """The passage that must follow one in the context: when it ends inside a list
     (:func:`~ragd.answer.sentences.ends_in_list`), its document's next chunk, if retrieved,
-    passing the retrieval threshold and accepted by the evidence checks (``valid``; the
-    reranker reads each passage alone and may rank the one holding a list's later items
-    far below its introduction)."""
+    passing the retrieval threshold and not barred by the evidence checks (``valid``:
+    :func:`_validated`; the reranker reads each passage alone and may rank the one holding
+    a list's later items far below its introduction)."""
     by_key = {c.key: c for c in pool}
 
     def follow(c: Candidate) -> Candidate | None:
@@ -237,8 +237,8 @@ def _validated(question: str, outcome: Any, pool: Sequence[Candidate],
 
 def _typed(kind: str | None) -> Callable[[str], bool] | None:
     """Whether a sentence holds what a question of ``kind`` asks for: an amount, a number,
-    a duration or a date (None otherwise: "when may ..." asks for a condition as often as a
-    date)."""
+    a percentage, a duration or a date (None otherwise: "when may ..." asks for a condition
+    as often as a date)."""
     if kind not in ("amount", "number", "percent", "duration", "date"):
         return None
     return lambda text: satisfies(kind, [text])
