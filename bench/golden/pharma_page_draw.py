@@ -1,6 +1,6 @@
 """The seeded random draw of pages the fresh pharma-qa golden sets were written on.
 
-``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9 [-v]`` prints the drawn pages
+``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10 [-v]`` prints the drawn pages
 (``-v``: the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 ``random.Random(seed)`` throughout:
 
@@ -60,6 +60,16 @@ SETS = {
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 22): _CHECKLIST,
         ("fda/DRUG QUALITY SAMPLING AND TESTING (DQST)- HUMAN DRUGS_7356.008.pdf", 16):
             "program contacts list (names, telephone numbers, e-mails) only; no guidance content"}},
+    "fresh10": {"seed": 20261201, "prefix": "ph-k",
+                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
+                            "pharma_fresh9.jsonl"],
+                "manual_skip": {
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 12): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 15): _CHECKLIST,
+        ("who/trs986annex2.pdf", 2): "table of contents (section titles and page numbers "
+                                     "without dot leaders) only; no guidance content",
+        ("fda/Process-Validation--General-Principles-and-Practices.pdf", 2):
+            "title page (office addresses, telephone numbers, URLs, issue date) only"}},
 }
 PAGES = 26
 
