@@ -163,3 +163,15 @@ def test_an_acronym_the_passages_never_write_reads_as_the_long_form_they_write_o
     assert written_out("Is PAT needed?", ends) == "Is PAT needed?"
     assert written_out("Is a quality management system (QMS) needed?", texts) == (
         "Is a quality management system (QMS) needed?")
+
+
+def test_an_of_inside_a_long_form_written_out_gives_its_letter():
+    texts = ["All out of trend results are investigated.", "An out of trend value was seen.",
+             "Results out of specification (OOS) are reported."]
+    assert written_out("Must OOS or OOT investigations be closed?", texts) == (
+        "Must OOS or out of trend (OOT) investigations be closed?")
+    # only inside, never first or last ("of trend results" is no OTR), and only "of"
+    assert written_out("Is OTR needed?", texts) == "Is OTR needed?"
+    assert written_out("Is RAI needed?", ["results and investigations"] * 3) == "Is RAI needed?"
+    # a document's name is read strictly still: no small word gives a letter
+    assert named_long_form(["certificate-of-analysis"], "COA") is None

@@ -94,3 +94,18 @@ def test_english_words_and_other_first_letters_are_no_typos():
     assert vocab.correct("trainde") == "trained"
     assert vocab.correct("strained") is None                 # s- is no typo of t-
     assert corrections("sprainde", vocab) == {}
+
+
+def test_a_word_cut_from_a_longer_one_is_corrected_only_to_a_word_it_begins():
+    from ragd.retrieval.spelling import clipped
+
+    clip = build(["The regulations apply.", "The REMS programme applies.",
+                  "Specifications and compliance are checked.", "Keep the spectra."])
+    assert clipped("regs", clip) == "reg" and clipped("specs", clip) == "spec"
+    assert clipped("rems", clip) == ""       # a word the collection holds whole
+    # "regs" is the user's short form of "regulations", not a typo of "rems"
+    assert "regs" not in corrections("what do the regs say", clip)
+    # a typo that stops short is completed: the correction begins with it
+    assert corrections("complian checks", clip) == {"complian": "compliance"}
+    # a misspelling cut from nothing is corrected as before
+    assert corrections("regulatoins apply", clip) == {"regulatoins": "regulations"}

@@ -141,14 +141,18 @@ def _words(text: str) -> list[str]:
     return [w.lower() for w in _NAME_WORD.findall(text)]
 
 
-def _runs(words: Sequence[str], acronym: str) -> set[str]:
+def _runs(words: Sequence[str], acronym: str, inner: frozenset[str] = frozenset()) -> set[str]:
+    """The runs of consecutive ``words`` spelling ``acronym`` by their initials, none a
+    small word or a single letter, except a word of ``inner`` between the first and the
+    last ("out of trend" for OOT)."""
     n, letters = len(acronym), acronym.lower()
     if not n:
         return set()
     return {" ".join(words[i:i + n]) for i in range(len(words) - n + 1)
             if words[i][0] == letters[0]
-            and all(len(w) > 1 and w not in SMALL and w[0] == letter
-                    for w, letter in zip(words[i:i + n], letters))}
+            and all(len(w) > 1 and (w not in SMALL or (0 < j < n - 1 and w in inner))
+                    and w[0] == letter
+                    for j, (w, letter) in enumerate(zip(words[i:i + n], letters)))}
 
 
 def _most(counts: Counter[str], least: int) -> str | None:
@@ -156,6 +160,9 @@ def _most(counts: Counter[str], least: int) -> str | None:
     return min(kept, key=lambda form: (-kept[form], form)) if kept else None
 
 
+# a small word that gives its letter inside a long form written out: "out of trend" (OOT),
+# "certificate of analysis" (COA), "bill of materials" (BOM)
+INNER = frozenset({"of"})
 WRITTEN_LEAST = 2        # passages writing a long form out before it reads an acronym
 WRITTEN_MOST = 8         # acronyms of one question read so, at most
 _CLAUSE = re.compile(r"[.;:!?()\[\]\n]")
@@ -164,12 +171,13 @@ _CLAUSE = re.compile(r"[.;:!?()\[\]\n]")
 def written_out(question: str, texts: Sequence[str]) -> str:
     """The question with each acronym written in capitals (3 to 6 letters) that ``texts``
     never write, but whose long form at least :data:`WRITTEN_LEAST` of them write out
-    (consecutive words of one clause, each giving its initial, none a small word or a single
-    letter), preceded by that long form as a document introduces one: "which std must a
-    device mfr's QMS comply with?" -> "... quality management system (QMS) comply with?".
-    The user abbreviates what the documents spell out; read so, the acronym is no term the
-    documents lack. The reading is strict (:func:`named_long_form`'s): no parenthesis says
-    which words are meant. At most :data:`WRITTEN_MOST` acronyms are tried; one the question
+    (consecutive words of one clause, each giving its initial, none a single letter nor a
+    small word, bar an "of" inside: "out of trend" for OOT), preceded by that long form as a
+    document introduces one: "which std must a device mfr's QMS comply with?" -> "...
+    quality management system (QMS) comply with?". The user abbreviates what the documents
+    spell out; read so, the acronym is no term the documents lack. The reading is strict
+    (:func:`named_long_form`'s, but for that "of"): no parenthesis says which words are
+    meant. At most :data:`WRITTEN_MOST` acronyms are tried; one the question
     already follows its long form with is left as it is."""
     tokens = list(dict.fromkeys(re.findall(r"\b[A-Z]{3,6}\b", question)))
     if not tokens:
@@ -184,7 +192,7 @@ def written_out(question: str, texts: Sequence[str]) -> str:
     for token in wanted:
         counts: Counter[str] = Counter()
         for clauses in passages:   # a passage counts once, whichever clause spells it
-            counts.update(set().union(*(_runs(words, token) for words in clauses)))
+            counts.update(set().union(*(_runs(words, token, INNER) for words in clauses)))
         form = _most(counts, WRITTEN_LEAST)
         if form and not re.search(rf"\b{re.escape(form)}\W+{token}\b", question, re.I):
             question = re.sub(rf"\b{token}\b", f"{form} ({token})", question, count=1)

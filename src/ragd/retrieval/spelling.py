@@ -25,6 +25,7 @@ is built (a deletion neighbourhood of distance 2 would hold ~40 entries per word
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from ..embedding.tokenizer import whole_words
 from ..text import STOPWORDS, words
 
 MIN_LENGTH = 4
+CLIPPED_MORE = 3   # letters a word a query word is cut from has beyond it, at least
 LONG = 8          # words this long may be corrected by distance 2, shorter ones by 1
 _WORD = re.compile(r"\w+")
 
@@ -90,6 +92,7 @@ class Vocabulary:
     terms: frozenset[str]
     _buckets: dict[int, tuple[np.ndarray, np.ndarray, list[str]]] = field(
         default_factory=dict, repr=False)
+    _sorted: list[str] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         by_length: dict[int, list[str]] = {}
@@ -99,6 +102,18 @@ class Vocabulary:
             group.sort(key=lambda w: (-self.df[w], w))     # the tie order, first wins
             codes = np.array([[ord(ch) for ch in w] for w in group], dtype=np.int32)
             self._buckets[length] = (codes, _letter_counts(codes), group)
+
+    def begins(self, prefix: str, more: int = CLIPPED_MORE) -> bool:
+        """Whether some vocabulary word starts with ``prefix`` and has at least ``more``
+        letters after it ("reg": "regulations")."""
+        if self._sorted is None:
+            self._sorted = sorted(self.df)
+        i = bisect.bisect_left(self._sorted, prefix)
+        while i < len(self._sorted) and self._sorted[i].startswith(prefix):
+            if len(self._sorted[i]) >= len(prefix) + more:
+                return True
+            i += 1
+        return False
 
     def known(self, word: str) -> bool:
         """Whether some chunk holds ``word``'s index term (its stem)."""
@@ -150,14 +165,25 @@ def correctable(word: str) -> bool:
             and word not in STOPWORDS and word not in english())
 
 
+def clipped(word: str, vocab: Vocabulary) -> str:
+    """The start of a longer word of the collection that ``word`` is cut from, a plural
+    "s" aside ("regs": "reg", of "regulations"; "specs": "spec"), or "" (none is)."""
+    base = word[:-1] if word.endswith("s") else word
+    return base if len(base) >= 3 and vocab.begins(base) else ""
+
+
 def corrections(query: str, vocab: Vocabulary) -> dict[str, str]:
-    """{misspelt word: correction} for the words of ``query`` no chunk holds (folded)."""
+    """{misspelt word: correction} for the words of ``query`` no chunk holds (folded). A
+    word cut from a longer one of the collection (:func:`clipped`: "regs") is a user's
+    short form, not a typo: it is corrected only to a word it begins ("complian" to
+    "compliance"), never to a word of its length ("regs" is no "rems")."""
     out: dict[str, str] = {}
     for w in dict.fromkeys(words(_fold(query))):
         if not correctable(w) or vocab.known(w):
             continue
         fixed = vocab.correct(w)
-        if fixed is not None and fixed != w:
+        cut = clipped(w, vocab) if fixed is not None else ""
+        if fixed is not None and fixed != w and (not cut or fixed.startswith(cut)):
             out[w] = fixed
     return out
 
