@@ -560,3 +560,37 @@ def test_below_or_the_following_day_announce_no_list():
                                         max_sentences=6, min_coverage=0.3)]
     assert picks == ["The product should be stored below 25 degrees."]
 
+
+
+def test_a_continuation_brings_the_sentence_qualifying_it():
+    q = "Does this guideline apply to submissions of drug substances during clinical research?"
+    text = ("This guideline applies to drug substances and their submissions in clinical "
+            "research. It is relevant to Module 3. The guideline does not apply to submissions "
+            "during clinical research. Nevertheless, its principles are important to consider. "
+            "Changes are not covered.")
+    f = fact(0, text, 0.9)
+    terms = question_terms(q)
+    picks = synthesize(terms, weights(terms, [set(analyze(text))]), [f], max_sentences=6,
+                       min_coverage=0.3, follow=2)
+    # two sentences follow the first; the one qualifying the second of them comes too
+    assert [p.text for p in picks][2:4] == [
+        "The guideline does not apply to submissions during clinical research.",
+        "Nevertheless, its principles are important to consider."]
+
+
+def test_the_first_passage_of_the_context_is_never_barred_by_its_terms():
+    q = "Who selects which drug products get surveyed by the program?"
+    first = fact(0, "A working group selects them each year. The group meets yearly.", 0.9)
+    other = fact(1, "Drug products are surveyed by the program.", 0.8)
+    terms = question_terms(q)
+    w = weights(terms, [set(analyze(f.quote)) for f in (first, other)])
+    picks = synthesize(terms, w, [first, other], max_sentences=6, min_coverage=0.1,
+                       relative=0.6)
+    # the passage the evidence checks put first answers "who", though it shares fewer of
+    # the question's terms than the other: its strong sentence stays
+    assert [p.text for p in picks] == ["A working group selects them each year.",
+                                       "Drug products are surveyed by the program."]
+    # a later passage sharing as few is barred still
+    picks = synthesize(terms, w, [other, first], max_sentences=6, min_coverage=0.1,
+                       relative=0.6)
+    assert [p.text for p in picks] == ["Drug products are surveyed by the program."]

@@ -235,3 +235,18 @@ def test_how_a_text_describes_a_thing_asks_what_it_is():
     assert definition_subjects("How is a batch described in Annex 16?") == [analyze("batch")]
     # describing what to do is no definition
     assert definition_subjects("Describe how deviations must be recorded.") == []
+
+
+@pytest.mark.parametrize(("question", "subject"), [
+    ("What makes an e-signature an 'advanced electronic signature' under the PIC/S guide?",
+     ["advanc", "electron", "signatur"]),
+    ("What counts as a critical deviation?", ["critic", "deviat"]),
+    ("What qualifies as a starting material?", ["start", "materi"]),
+    ("What constitutes a major change under ICH Q12?", ["major", "chang"]),
+    ("When is a change considered a major variation?", ["major", "variat"]),
+    # what it takes to be something, asked of no named thing: no subject
+    ("What makes a batch release valid?", []),
+    ("What makes the process robust?", []),
+])
+def test_what_it_takes_to_be_a_thing_asks_what_the_thing_is(question, subject):
+    assert definition_subject(question) == subject

@@ -152,6 +152,11 @@ def _list_items(intro: Pick, items: Sentences, room: int,
     return out
 
 
+# a sentence qualifying the one before it: a continuation never left behind ("The guideline
+# does not apply to ... Nevertheless, its principles are important to consider ...")
+_QUALIFIES = re.compile(r"(?:However|Nevertheless|Nonetheless|Notwithstanding|But|Even so|"
+                        r"That said)\b")
+
 Similarity = Callable[[Sequence[str]], Sequence[float]]
 """Cosine of each text with the question (the embedding model's), for the extractive path."""
 
@@ -191,9 +196,10 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     brings the items that follow it; a heading run into a sentence is left out of it
     (:func:`~ragd.answer.shapes.lead`), unless it is the term a glossary entry defines.
     With ``follow``, each picked sentence brings up to that many sentences that follow it
-    in its passage (a definition's or a list's continuation), within ``max_sentences``. ``similarity_weight`` is the share of
-    the similarity in a sentence's score (the rest: coverage, passage relevance,
-    position). With ``define`` (the subjects a definitional question asks about, each
+    in its passage (a definition's or a list's continuation), and after them any that
+    qualifies the last ("However, ...", "Nevertheless, ..."), within ``max_sentences``.
+    ``similarity_weight`` is the share of the similarity in a sentence's score (the rest:
+    coverage, passage relevance, position). With ``define`` (the subjects a definitional question asks about, each
     its analysed terms: one, or the two a comparison names), a sentence that defines one
     ("X means ...") gains ``definition_bonus`` and is a candidate. With ``typed`` (whether
     a sentence holds what the question asks for: a duration for "how long"), a candidate
@@ -300,8 +306,11 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         if top >= min_similarity and read:
             on_subject |= set(read)
             best_read = min(read)
+    # (the context's first passage is the one the evidence checks judge answers best: its
+    # strong sentences are on the subject whatever terms the others share with the question)
+    first = facts[0].key
     strong = [p for p in strong if passage[p.fact.key] >= relative * best_passage
-              or (p.fact.key, p.position) in on_subject]
+              or (p.fact.key, p.position) in on_subject or p.fact.key == first]
     if any((p.fact.key, p.position) in defining_rows for p in strong):
         # the term is defined: the entries of the same glossary defining other terms
         # ("(5) Digital signature means ..." beside "(7) Electronic signature means ...")
@@ -365,10 +374,13 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         if opens(p):                        # it introduces a list: its items, short or not
             bring(_list_items(p, items, max_sentences - 1, onward))
             continue
-        for step in range(1, follow + 1):   # the sentences that continue it
+        step = 1
+        while True:                         # the sentences that continue it
             row = at.get((p.fact.key, p.position + step))
             if row is None or room() <= 0 or _defines_other(row[1], define):
                 break                       # (a glossary's next entry does not continue it)
+            if step > follow and not _QUALIFIES.match(row[1]):
+                break                       # (past ``follow``, only what qualifies the last)
             follower = Pick(row[0], row[1], row[2], row[3], 0.0)
             if opens(follower):
                 # (a list read on into the next passage when the question asks for one,
@@ -380,6 +392,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                     bring(listed_items)     # a list's introduction brings its items ...
                 break                       # (... or, its items cut off, does not follow)
             take(follower)
+            step += 1
     # passages in the context's order (the evidence checks' judgement of which answers),
     # except that the one defining the term asked about comes first — plainly defining it
     # ("Design Space: The ...") when one does, over one merely saying what it is

@@ -79,20 +79,69 @@ def _stem(quote: str, start: int, end: int) -> bool:
     return bool(before) and before[-1].isalnum() and after[:1].islower()
 
 
+# a label written inside running text, after white space: "(iii) An air supply ...",
+# never a reference's part ("211.42(c)", "§ 11.1(c)")
+_INLINE_LABEL = re.compile(r"(?<=\s)\((?P<label>[a-z]|[ivx]{1,5}|\d{1,2})\)\s")
+_ROMAN = {"i": 1, "v": 5, "x": 10}
+INLINE_ITEMS = 3         # labels in a row that make a list inside a sentence
+
+
+def _ordinal(label: str, system: str) -> int | None:
+    """A label's place in its numbering ``system`` (digit, letter or roman), or None."""
+    if system == "digit":
+        return int(label) if label.isdigit() else None
+    if system == "letter":
+        return ord(label) - 96 if len(label) == 1 and label.isalpha() else None
+    if not label or any(ch not in _ROMAN for ch in label):
+        return None
+    values = [_ROMAN[ch] for ch in label]
+    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v
+               for i, v in enumerate(values))
+
+
+def inline_items(quote: str, start: int, end: int) -> list[int]:
+    """Where the items of a list written inside one sentence start: labels in running text
+    ("(i) Floors ...; (ii) Temperature ...; (iii) An air supply ..."), counted in order
+    in one numbering (digits, letters or roman numerals) by at least :data:`INLINE_ITEMS`
+    in a row — a lone "(4)" is a source's mark or a reference, no list, and "(1) design
+    ... and (2) qualification ..." reads as one sentence."""
+    found = [(m.start(), m.group("label")) for m in _INLINE_LABEL.finditer(quote, start, end)]
+    cuts: set[int] = set()
+    for system in ("digit", "letter", "roman"):
+        run: list[int] = []
+        last = None
+        for at, label in found:
+            value = _ordinal(label, system)
+            if value is None:
+                continue
+            if last is not None and value == last + 1:
+                run.append(at)
+            else:
+                if len(run) >= INLINE_ITEMS:
+                    cuts.update(run)
+                run = [at]
+            last = value
+        if len(run) >= INLINE_ITEMS:
+            cuts.update(run)
+    return sorted(cut for cut in cuts if cut > start)
+
+
 def spans(quote: str) -> list[tuple[int, int]]:
     """Sentence spans of a quote, a bulleted item (``•``) counting as a sentence of its own
     — unless the items complete the sentence's opening words (:func:`_stem`): then the
-    stem and its items are one sentence, as they read."""
+    stem and its items are one sentence, as they read — and so an item of a list written
+    inside a sentence (:func:`inline_items`)."""
     out: list[tuple[int, int]] = []
     for start, end in sentences(quote):
         if _stem(quote, start, end):
             out.append((start, end))
             continue
         cut = start
-        for m in _BULLET.finditer(quote, start, end):
-            if quote[cut:m.start()].strip():
-                out.append((cut, m.start()))
-            cut = m.end()
+        bullets = [(m.start(), m.end()) for m in _BULLET.finditer(quote, start, end)]
+        for at, after in sorted(bullets + [(at, at) for at in inline_items(quote, start, end)]):
+            if quote[cut:at].strip():
+                out.append((cut, at))
+            cut = after
         if quote[cut:end].strip():
             out.append((cut, end))
     return out

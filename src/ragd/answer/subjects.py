@@ -22,7 +22,13 @@ _DEFINE_Q = re.compile(
     r"how\s+(?:is|are)\s+(?P<how>.+?)\s+(?:defined|described)\b|"
     r"how\s+(?!(?:does|do|is|are)\b).{1,80}?\s+(?:defines|describes)\s+|"   # (indirectly, below)
     # "what does ICH say about continuous processing": what it is comes first
-    r"what\s+(?:does|do)\s+.+?\s+(?:say|state)\s+(?:about|regarding)\s+)"
+    r"what\s+(?:does|do)\s+.+?\s+(?:say|state)\s+(?:about|regarding)\s+|"
+    # what it takes to be one: "what makes an e-signature an advanced electronic
+    # signature", "what counts as a critical deviation", "when is a change considered major"
+    r"what\s+(?:counts|qualifies)\s+as\s+|what\s+constitutes\s+|"
+    r"what\s+makes\s+\S+(?:\s+\S+){0,3}?\s+(?=(?:an?|the)\s)|"
+    r"when\s+(?:is|are)\s+\S+(?:\s+\S+){0,3}?\s+(?:considered|regarded\s+as|deemed)"
+    r"\s+(?:to\s+be\s+)?)"
     r"(?P<rest>.*)$", re.I)
 _DEFINE_KEYWORDS = re.compile(
     r"^\s*(?!(?:what|how|why|when|where|which|who|whom|whose|is|are|does|do|did|can|could|"

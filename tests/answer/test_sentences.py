@@ -1,0 +1,59 @@
+"""Sentence spans of a quote: a list written inside one sentence is read as its items."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragd.answer.sentences import inline_items, is_item, spans
+
+
+def _texts(quote: str) -> list[str]:
+    return [" ".join(quote[a:b].split()) for a, b in spans(quote)]
+
+
+def test_a_list_inside_a_sentence_is_read_as_its_items():
+    quote = ("Aseptic processing, which includes as appropriate: (i) Floors of smooth, hard "
+             "surfaces; (ii) Temperature and humidity controls; (iii) An air supply filtered "
+             "through high-efficiency particulate air filters; (iv) A system for monitoring. "
+             "21 CFR 211.46(b) states that equipment shall be provided.")
+    texts = _texts(quote)
+    assert texts == ["Aseptic processing, which includes as appropriate:",
+                     "(i) Floors of smooth, hard surfaces;",
+                     "(ii) Temperature and humidity controls;",
+                     "(iii) An air supply filtered through high-efficiency particulate air "
+                     "filters;",
+                     "(iv) A system for monitoring.",
+                     "21 CFR 211.46(b) states that equipment shall be provided."]
+    assert [is_item(quote, a) for a, _ in spans(quote)] == [False, True, True, True, True,
+                                                           False]
+
+
+@pytest.mark.parametrize("quote", [
+    # a source's mark, alone: no list ("(2)" after a definition)
+    "Bug A manifestation of an error in software (2) Bespoke A system produced to order (2)",
+    # a reference's parts are glued to it, never after white space
+    "As 21 CFR 211.42(c)(10)(iii) and § 11.1(c)(1) require, air is filtered.",
+    # labels out of order
+    "See (b) above and (a) below for the exceptions (d) that apply.",
+])
+def test_no_list_without_two_labels_in_order_in_running_text(quote):
+    assert inline_items(quote, 0, len(quote)) == []
+    assert len(spans(quote)) == 1
+
+
+def test_a_list_a_passage_opens_inside_counts_on_from_where_it_starts():
+    quote = ("close to the limit (2) some characteristics can be substituted (3) lack of "
+             "specificity should be compensated (4) a combined approach can be used (6) where "
+             "reproducibility was performed, no separate study is required")
+    texts = _texts(quote)
+    # (2), (3), (4) in a row make the list; (6) after (4) breaks the count: no item
+    assert texts == ["close to the limit", "(2) some characteristics can be substituted",
+                     "(3) lack of specificity should be compensated",
+                     "(4) a combined approach can be used (6) where reproducibility was "
+                     "performed, no separate study is required"]
+
+
+def test_two_labels_in_a_row_read_as_one_sentence():
+    quote = ("This stage has two elements: (1) design of the facility and qualification of "
+             "the equipment and (2) process performance qualification (PPQ).")
+    assert _texts(quote) == [" ".join(quote.split())]
