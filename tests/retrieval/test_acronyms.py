@@ -173,5 +173,8 @@ def test_an_of_inside_a_long_form_written_out_gives_its_letter():
     # only inside, never first or last ("of trend results" is no OTR), and only "of"
     assert written_out("Is OTR needed?", texts) == "Is OTR needed?"
     assert written_out("Is RAI needed?", ["results and investigations"] * 3) == "Is RAI needed?"
+    # one read otherwise already (a long form defined, or spelt by names) is left alone
+    assert written_out("Must OOT results be closed?", texts, known={"OOT"}) == (
+        "Must OOT results be closed?")
     # a document's name is read strictly still: no small word gives a letter
     assert named_long_form(["certificate-of-analysis"], "COA") is None

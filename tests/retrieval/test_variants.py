@@ -189,3 +189,23 @@ def test_a_hyphenated_word_the_collection_writes_solid_is_searched_solid_too(col
     assert got.notes["joined"] == {"mix-ups": "mixups"}
     assert got.variants == ("avoid mix-ups", "avoid mix-ups mixups")
     assert "qmsr" in [c.doc_id for c in got.candidates]
+
+
+def test_an_acronym_no_text_writes_is_searched_and_read_as_the_words_they_write(
+        toy_collection):
+    ingest_documents([
+        Document("t1", "An out of trend result is reviewed by the laboratory."),
+        Document("t2", "Out of trend data are reported to the quality unit."),
+        Document("t3", "Investigations of out of trend results are closed before release."),
+        Document("x", "Process validation is the collection and evaluation of data.")],
+        toy_collection)
+    q = "Must OOT investigations be closed?"
+    spelt = "Must out of trend (OOT) investigations be closed?"
+    got = gather(q, toy_collection, {"k": 3, **ON, "acronym_names": True},
+                 Plan(k=10, pool=10))
+    # searched as the documents word it, and read so by the reranker and the answer
+    assert got.variants[-1] == spelt and got.asked == spelt
+    assert {c.doc_id for c in got.pool} >= {"t1", "t2", "t3"}
+    # off (a collection whose titles spell acronyms as words): the question as asked
+    off = gather(q, toy_collection, {"k": 3, **ON}, Plan(k=10, pool=10))
+    assert spelt not in off.variants and off.asked == q

@@ -168,7 +168,7 @@ WRITTEN_MOST = 8         # acronyms of one question read so, at most
 _CLAUSE = re.compile(r"[.;:!?()\[\]\n]")
 
 
-def written_out(question: str, texts: Sequence[str]) -> str:
+def written_out(question: str, texts: Sequence[str], known: Iterable[str] = ()) -> str:
     """The question with each acronym written in capitals (3 to 6 letters) that ``texts``
     never write, but whose long form at least :data:`WRITTEN_LEAST` of them write out
     (consecutive words of one clause, each giving its initial, none a single letter nor a
@@ -177,14 +177,16 @@ def written_out(question: str, texts: Sequence[str]) -> str:
     quality management system (QMS) comply with?". The user abbreviates what the documents
     spell out; read so, the acronym is no term the documents lack. The reading is strict
     (:func:`named_long_form`'s, but for that "of"): no parenthesis says which words are
-    meant. At most :data:`WRITTEN_MOST` acronyms are tried; one the question
-    already follows its long form with is left as it is."""
+    meant. At most :data:`WRITTEN_MOST` acronyms are tried; one the question already
+    follows its long form with, or one of ``known`` (read otherwise already: a long form
+    the documents define or their names spell), is left as it is."""
     tokens = list(dict.fromkeys(re.findall(r"\b[A-Z]{3,6}\b", question)))
     if not tokens:
         return question
     held = {w for text in texts for w in re.findall(r"[A-Za-z]+", text)}
+    skip = set(known)
     wanted = [t for t in tokens
-              if not {t, t.lower(), t.capitalize()} & held][:WRITTEN_MOST]
+              if t not in skip and not {t, t.lower(), t.capitalize()} & held][:WRITTEN_MOST]
     if not wanted:
         return question
     # each passage's clauses, split into words once (a run never crosses a clause's end)

@@ -56,7 +56,8 @@ from .mmr import mmr
 from .rerank import rerank
 from .retrieve import retrieve
 from .threshold import relevance as relevance_of
-from .acronyms import annotate, annotate_synonyms, short_forms as find_short_forms, spell_after
+from .acronyms import (annotate, annotate_synonyms, short_forms as find_short_forms, spell_after,
+                       written_out)
 from .focus import focus
 from .variants import learn
 
@@ -193,6 +194,15 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
             variants.append(variant)
             lists += [retrieve(variant, p, coll) for p in plans]
             pool = merge(lists)
+    if settings.get("acronym_names") and pool:
+        # an acronym no text writes, whose long form the passages write out ("OOT": "out
+        # of trend"): the user's short form, searched as the documents word it
+        texts = [search_text(c.context, c.text) for c in pool]
+        spelt = written_out(learned.corrected, texts, learned.long_forms)
+        if spelt != learned.corrected and spelt not in variants:
+            variants.append(spelt)
+            lists += [retrieve(spelt, p, coll) for p in plans]
+            pool = merge(lists)
     kind = settings.get("relevance", "fused")
     gated = bool(settings.get("threshold_answers", False))
     minimum = float(settings.get("min_relevance", 0.0)) if gated else 0.0
@@ -226,6 +236,8 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
                               short, rules)
     # an acronym only the documents' names spell: what it stands for, the passages say
     asked = spell_after(asked, learned.named_forms)
+    if settings.get("acronym_names") and pool:   # ... one they write out: as they do
+        asked = written_out(asked, texts, learned.long_forms)
     if prefer is not None and gated and kind == "cosine":
         before = len(passing)
         passing = admit(passing, pool, lambda c: bool(prefer(asked, c)), threshold,
