@@ -1,6 +1,6 @@
 """The seeded random draw of pages the fresh pharma-qa golden sets were written on.
 
-``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10 [-v]`` prints the drawn pages
+``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11 [-v]`` prints the drawn pages
 (``-v``: the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 ``random.Random(seed)`` throughout:
 
@@ -70,6 +70,14 @@ SETS = {
                                      "without dot leaders) only; no guidance content",
         ("fda/Process-Validation--General-Principles-and-Practices.pdf", 2):
             "title page (office addresses, telephone numbers, URLs, issue date) only"}},
+    "fresh11": {"seed": 20261202, "prefix": "ph-l",
+                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
+                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl"],
+                "manual_skip": {
+        (_IMPD, 1): "title page (agency address and adoption/consultation timeline only)",
+        (_IMPD, 40): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 10): _CHECKLIST}},
 }
 PAGES = 26
 
