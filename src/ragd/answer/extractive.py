@@ -13,31 +13,15 @@ only emit quotes of the evidence.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from ..analysis import analyze
-from .sentences import (BULLETS, TITLE_WORDS, cut_off, is_item, letters, spans, term_first,
-                        title_block)
+from .lists import list_items, next_passages, opens_list
+from .sentences import TITLE_WORDS, cut_off, is_item, letters, spans, term_first, title_block
 from .shapes import (defined_abbreviation, defined_term, defines, described_term, fragment,
                      glossary, is_heading, lead)
 from .terms import coverage
-from .types import Fact
-
-
-@dataclass(frozen=True)
-class Pick:
-    """A sentence chosen from a fact, with what chose it."""
-
-    fact: Fact
-    text: str
-    position: int
-    coverage: float
-    score: float
-    similarity: float = 0.0
-    # where it reads in the answer when not in its own passage's place: (fact key,
-    # position) — a list's item the next passage holds, right after the item before it
-    anchor: tuple[str, int] | None = None
+from .types import Fact, Pick
 
 
 def normal(text: str) -> str:
@@ -75,81 +59,6 @@ def filter_facts(question_terms: Sequence[str], facts: Sequence[Fact], *, max_fa
             kept.append(f)
             seen.append(terms)
     return kept, dropped
-
-
-Sentences = Mapping[tuple[str, int], tuple[str, bool]]
-"""Every sentence of the facts by (fact key, position): its text and whether it is an item."""
-
-_FOLLOWING = re.compile(r"\b(?:the\s+following(?!\s+(?:day|days|week|month|year|morning|"
-                        r"shift)\b)|as\s+follows)\b", re.I)
-
-
-def _opens_list(text: str, key: str, position: int, sentences: Sentences) -> bool:
-    """Whether a sentence introduces a list: it ends in a colon ("These four elements
-    are:"), or, not an item itself, it announces one ("... should include the following
-    information.") and an item comes next."""
-    if text.endswith(":"):
-        return True
-    here, after = sentences.get((key, position)), sentences.get((key, position + 1))
-    return bool(_FOLLOWING.search(text)) and after is not None and after[1] \
-        and here is not None and not here[1]
-
-
-def _bare(text: str) -> str:
-    """The words and marks of a text, without bullets (a span leaves out the bullet before
-    it), white space normalised."""
-    return normal(text.translate(_NO_BULLETS))
-
-
-_NO_BULLETS = str.maketrans({ch: " " for ch in BULLETS})
-
-
-def _next_passages(facts: Sequence[Fact]) -> dict[str, tuple[Fact, int]]:
-    """{fact key: (the fact whose passage goes on from it, the position there its own text
-    starts)}: the document's next chunk, read past its opening sentences that repeat the
-    end of the passage before (chunks overlap): together, a suffix of that passage."""
-    by_chunk = {(f.evidence.doc_id, f.evidence.chunk_index): f for f in facts}
-    out: dict[str, tuple[Fact, int]] = {}
-    for f in facts:
-        nxt = by_chunk.get((f.evidence.doc_id, f.evidence.chunk_index + 1))
-        if nxt is None:
-            continue
-        before, joined, position = _bare(f.quote), "", 0
-        for count, (start, end) in enumerate(spans(nxt.quote), start=1):
-            joined = _bare(f"{joined} {nxt.quote[start:end]}")
-            if len(joined) > len(before):
-                break
-            if before.endswith(joined):
-                position = count          # the longest opening run the passage ends with
-        out[f.key] = (nxt, position)
-    return out
-
-
-def _list_items(intro: Pick, items: Sentences, room: int,
-                onward: Mapping[str, tuple[Fact, int]] | None = None) -> list[Pick]:
-    """The items after a list's introduction (at most ``room``), while they are bulleted,
-    labelled or run on from the one before (";", ",", "and", "or"): in its passage, and,
-    with ``onward`` (:func:`_next_passages`), in the passages it goes on in when a passage
-    ends inside the list."""
-    out: list[Pick] = []
-    last = intro.text
-    fact, position = intro.fact, intro.position + 1
-    while len(out) < room:
-        whole = False
-        if (fact.key, position) not in items and onward and fact.key in onward:
-            fact, position = onward[fact.key]
-            text = items.get((fact.key, position), ("", False))[0]
-            if out and text.startswith(out[-1].text) and text != out[-1].text:
-                out.pop()          # an item the passage's end cut, whole in the next one
-                whole = True
-        text, item = items.get((fact.key, position), ("", False))
-        if not text or not (item or whole or last.endswith((":", ";", ",", " and", " or"))):
-            break
-        anchor = None if fact is intro.fact else (intro.fact.key, intro.position + len(out) + 1)
-        out.append(Pick(fact, text, position, intro.coverage, 0.0, anchor=anchor))
-        last = text
-        position += 1
-    return out
 
 
 # a sentence qualifying the one before it: a continuation never left behind ("The guideline
@@ -269,7 +178,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         definition = _defines_any(text, define)
         # (a sentence announcing the items that follow it holds them, as one ending in ":")
         listing = listed is not None and (listed(text)
-                                          or _opens_list(text, f.key, position, items))
+                                          or opens_list(text, f.key, position, items))
         holding = bool(type_bonus) and typed is not None and typed(text)
         if definition:
             defining_rows.add((f.key, position))
@@ -354,10 +263,10 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                 break
             take(item)
 
-    onward = _next_passages(facts)
+    onward = next_passages(facts)
 
     def opens(p: Pick) -> bool:
-        return _opens_list(p.text, p.fact.key, p.position, items)
+        return opens_list(p.text, p.fact.key, p.position, items)
 
     for p in strong:
         if len(chosen) >= max_sentences:
@@ -367,12 +276,12 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         if (p.fact.key, p.position) in taken:
             if (p.fact.key, p.position) not in defining_rows:
                 continue
-        elif opens(p) and room() < 2 and _list_items(p, items, 1, onward):
+        elif opens(p) and room() < 2 and list_items(p, items, 1, onward):
             continue                        # a list's introduction without room for its items
         elif not take(p):
             continue
         if opens(p):                        # it introduces a list: its items, short or not
-            bring(_list_items(p, items, max_sentences - 1, onward))
+            bring(list_items(p, items, max_sentences - 1, onward))
             continue
         step = 1
         while True:                         # the sentences that continue it
@@ -386,7 +295,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                 # (a list read on into the next passage when the question asks for one,
                 # or for a figure or date its items may hold: else a list following the
                 # answer is not what it asks for)
-                listed_items = _list_items(follower, items, max_sentences - 1,
+                listed_items = list_items(follower, items, max_sentences - 1,
                                            onward if listed or typed else None)
                 if listed_items and room() >= 2 and take(follower):
                     bring(listed_items)     # a list's introduction brings its items ...

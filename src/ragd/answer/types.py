@@ -70,6 +70,21 @@ class Fact:
 
 
 @dataclass(frozen=True)
+class Pick:
+    """A sentence chosen from a fact, with what chose it."""
+
+    fact: Fact
+    text: str
+    position: int
+    coverage: float
+    score: float
+    similarity: float = 0.0
+    # where it reads in the answer when not in its own passage's place: (fact key,
+    # position) — a list's item the next passage holds, right after the item before it
+    anchor: tuple[str, int] | None = None
+
+
+@dataclass(frozen=True)
 class Sentence:
     """An answer sentence and the evidence it cites (at least one)."""
 
