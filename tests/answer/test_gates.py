@@ -75,6 +75,17 @@ def test_usual_or_current_words_are_found_whole():
     assert usual_or_current("The unusual currency rules") == []
 
 
+def test_currently_before_a_participle_says_what_the_askers_thing_is():
+    # the asker's own state of affairs, not a question about the present one
+    assert usual_or_current("Can we run the resin for more cycles than currently "
+                            "claimed?") == []
+    assert usual_or_current("Is a change to the presently approved process minor?") == []
+    assert usual_or_current("What does current good manufacturing practice require?") == []
+    # still asked: the present state itself
+    assert usual_or_current("Is the site currently open?") == ["currently"]
+    assert usual_or_current("What is the current version of Annex 1?") == ["current"]
+
+
 def test_a_question_about_practice_needs_a_sentence_that_speaks_of_it():
     check = ANSWER_CHECKS.get("usual_or_current")
     q = "How long does a murder trial usually take?"

@@ -112,8 +112,13 @@ def facts_supplied(draft: Draft) -> str | None:
     return "facts_not_supplied" if unsupplied(draft.question) else None
 
 
-_USUAL = re.compile(r"\b(?:usual(?:ly)?|typical(?:ly)?|on average|average|currently|"
-                    r"current|at present|presently|nowadays|these days|right now|today|"
+# (not "currently" or "presently" before a participle, which says what the asker's own
+# thing is — "more cycles than currently claimed", "the presently approved process" — nor
+# the "current" of current good manufacturing practice)
+_USUAL = re.compile(r"\b(?:usual(?:ly)?|typical(?:ly)?|on average|average|"
+                    r"(?:currently|presently)(?!\s+(?:[a-z]+ed|given|taken|written|chosen|shown|known|"
+                    r"proven|held|used)\b)|"
+                    r"current(?!\s+good\b)|at present|nowadays|these days|right now|today|"
                     r"latest|so far|to date|in practice)\b", re.I)
 
 
