@@ -304,3 +304,11 @@ def test_a_profile_lists_the_checks_that_may_refuse(gated, question, reason, by)
     assert a.trace.refused_by == by          # which check refused, in the trace
     if reason:
         assert a.answer == gated.profile.data["answer"]["refusal_text"] and not a.sentences
+
+
+def test_how_a_text_defines_a_thing_is_no_how_to():
+    from ragd.answer.gates import asked_action
+
+    assert asked_action("How do the WHO good distribution practices define sampling?") is None
+    assert asked_action("How does Annex 1 describe a dead leg?") is None
+    assert asked_action("How do I apply for a licence?") == "appl"

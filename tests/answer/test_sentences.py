@@ -57,3 +57,21 @@ def test_two_labels_in_a_row_read_as_one_sentence():
     quote = ("This stage has two elements: (1) design of the facility and qualification of "
              "the equipment and (2) process performance qualification (PPQ).")
     assert _texts(quote) == [" ".join(quote.split())]
+
+
+def test_a_glossary_with_its_terms_in_lower_case_is_read_entry_by_entry():
+    quote = ("distributor or a responsible agency. quality system An appropriate "
+             "infrastructure and procedures. quarantine The status of products isolated while "
+             "a decision is awaited. sampling Operations designed to obtain a representative "
+             "portion of a product, e.g. acceptance of consignments. shelf-life The period of "
+             "time during which a product complies.")
+    assert _texts(quote) == [
+        "distributor or a responsible agency.",
+        "quality system An appropriate infrastructure and procedures.",
+        "quarantine The status of products isolated while a decision is awaited.",
+        "sampling Operations designed to obtain a representative portion of a product, e.g. "
+        "acceptance of consignments.",
+        "shelf-life The period of time during which a product complies."]
+    # one such place in a passage is a chance, not a glossary; nor is an abbreviation's stop
+    assert len(spans("The rest is normal text. lower words And so on.")) == 1
+    assert len(spans("It is approx. the Agency view. It is ca. the Office rule.")) == 2

@@ -499,3 +499,14 @@ def test_a_remark_in_parentheses_is_read_without_its_own_verbs():
                        "release) is retained for one year.", analyze("batch record"))
     assert defined_term("Audit trail (see also section 9 of Annex 11 for further detail).") \
         == []
+
+
+def test_a_glossary_term_in_lower_case_before_its_capitalised_definition():
+    entry = "sampling Operations designed to obtain a representative portion of a product."
+    assert defined_term(entry) == analyze("sampling")
+    assert defines(entry, analyze("sampling"))
+    assert defined_term("quality system An appropriate infrastructure.") == analyze(
+        "quality system")
+    # a passage's cut-off head is no entry: its words are small, or no capital follows
+    assert defined_term("with the Agency rules.") == []
+    assert defined_term("distributor or a responsible agency.") == []

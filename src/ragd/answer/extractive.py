@@ -148,7 +148,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
             if (is_heading(raw, label, first=position == 0) and not _defines_any(raw, define)) \
                     or title_block(raw, title) \
                     or (not fragments and fragment(raw)
-                        and not (position > 0 and term_first(raw))) \
+                        and not (position > 0 and term_first(raw))
+                        and not _defines_any(raw, define)) \
                     or (not fragments and position == len(parts) - 1 and cut_off(raw)
                         and not is_item(quote, start)):
                 continue                    # (a glossary's term alone is no mere heading)

@@ -193,6 +193,10 @@ _HOW_TO = re.compile(r"^\s*how\s+(?:(?:do|can|could|should|must|would|may|might)
 # verbs that name no particular action ("how do I get bail", "how do I know whether ...")
 _LIGHT = frozenset("be get do make know find tell go have see work deal handle proceed "
                    "ensure check decide determine figure".split())
+# ... nor does a question with a verb of reading a thing ("How do the WHO good distribution
+# practices define sampling?": what it is, which a definition answers in its own words)
+_READING = frozenset("define describe explain interpret treat regard view characterise "
+                     "characterize classify".split())
 
 
 # "How do the IMPD's quality data differ from a marketing application's?", "How does X
@@ -205,9 +209,11 @@ _RELATING = re.compile(r"\b(?:differ|differs|differing|different|differences?|co
 def asked_action(question: str) -> str | None:
     """The action a how-to question asks the way to do, as the word prefix its forms share
     ("How do I apply to the agency ...?" → ``appl``: apply, applies, application), else None
-    (and None for a question comparing or relating two things: "How do X differ from Y?")."""
+    (and None for a question comparing or relating two things: "How do X differ from Y?",
+    or asking how a text reads one: "How do the WHO GDP define sampling?")."""
     m = _HOW_TO.match(question)
-    if not m or m.group("verb").lower() in _LIGHT or _RELATING.search(question):
+    if not m or m.group("verb").lower() in _LIGHT or _RELATING.search(question) \
+            or any(w in _READING for w in re.findall(r"[a-z]+", question.lower())):
         return None
     verb = m.group("verb").lower()
     return verb[:max(4, len(verb) - 2)]

@@ -65,7 +65,42 @@ def sentences(quote: str) -> list[tuple[int, int]]:
         for i, cut in terms.items():
             cuts[i] = (cuts[i][0], cut)
             cuts[i + 1] = (cut, cuts[i + 1][1])
-    return [(start, end) for start, end in cuts if quote[start:end].strip()]
+    cuts = [(start, end) for start, end in cuts if quote[start:end].strip()]
+    return _lower_entries(quote, cuts)
+
+
+# a glossary's term in lower case, no mark after it, opening an entry after the one before
+# ends, its definition in capitals: "... or reprocessing. sampling Operations designed to
+# obtain ...", "... for quality. quarantine The status of ..." (the splitter reads on)
+_LOWER_ENTRY = re.compile(r"(?<=[.!?])\s+(?P<term>[a-z][a-z/-]*(?:\s+[a-z][a-z/-]*){0,3})\s+"
+                          r"(?=[A-Z][a-z]*\s+[a-z])")
+
+
+def _lower_entries(quote: str, cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``cuts`` split before each lower-case glossary term that opens an entry inside a
+    span (:data:`_LOWER_ENTRY`), when the passage holds at least
+    :data:`GLOSSARY_ENTRIES` of them (one is a chance: "approx. the Agency ...")."""
+    found = [(i, m.start("term")) for i, (start, end) in enumerate(cuts)
+             for m in _LOWER_ENTRY.finditer(quote, start, end)
+             if _word_before(quote, m.start()) not in _NOT_AN_END]
+    if len(found) < GLOSSARY_ENTRIES:
+        return cuts
+    at: dict[int, list[int]] = {}
+    for i, cut in found:
+        at.setdefault(i, []).append(cut)
+    out: list[tuple[int, int]] = []
+    for i, (start, end) in enumerate(cuts):
+        for cut in at.get(i, []):
+            out.append((start, cut))
+            start = cut
+        out.append((start, end))
+    return [(start, end) for start, end in out if quote[start:end].strip()]
+
+
+def _word_before(quote: str, at: int) -> str:
+    """The word ending just before ``at`` (its final mark aside), lower-cased."""
+    m = re.search(r"([^\W\d_]+)\W*$", quote[max(0, at - 40):at])
+    return m.group(1).lower() if m else ""
 
 
 def _stem(quote: str, start: int, end: int) -> bool:

@@ -109,8 +109,19 @@ def _defines(sentence: str, subject: Sequence[str]) -> bool:
     head = analyze(_caps_head(sentence))     # a glossary's term is the term, nearly alone
     if head and wanted <= set(head) and len(head) <= len(subject) + 1:
         return True
+    m = _LOWER_HEAD.match(sentence)          # "sampling Operations designed to ..."
+    if m and set(analyze(m.group("head"))) == wanted:
+        return True
     m = _TERM_ALONE.match(sentence)          # "Data integrity risk assessment (DIRA)." and
     return bool(m) and set(analyze(m.group("head"))) == wanted   # ... defined next
+
+
+# a glossary entry whose term stands in lower case, no mark after it, before a definition
+# opening in capitals: "sampling Operations designed to obtain a representative portion
+# ...", "quality system An appropriate infrastructure ..." (WHO's glossaries); no sentence
+# opens so otherwise (a passage's cut-off head runs on in lower case)
+_LOWER_HEAD = re.compile(r"^\s*(?P<head>[a-z][a-z/-]*(?:\s+[a-z][a-z/-]*){0,3})\s+"
+                         r"(?=(?:[A-Z][a-z]+)\s+[a-z])")
 
 
 # a glossary entry's term and abbreviation, the definition opening with the abbreviation:
@@ -172,7 +183,7 @@ def defined_abbreviation(sentence: str) -> list[str]:
 
 
 def _defined_term(sentence: str) -> list[str]:
-    for form in (_MEANS, _ENTRY, _ECHO):
+    for form in (_MEANS, _ENTRY, _ECHO, _LOWER_HEAD):
         m = form.match(sentence)
         if m:
             head = analyze(m.group("head") or m.groupdict().get("lower") or "")
