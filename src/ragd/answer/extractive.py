@@ -108,9 +108,10 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     in its passage (a definition's or a list's continuation), and after them any that
     qualifies the last ("However, ...", "Nevertheless, ..."), within ``max_sentences``.
     ``similarity_weight`` is the share of the similarity in a sentence's score (the rest:
-    coverage, passage relevance, position). With ``define`` (the subjects a definitional question asks about, each
-    its analysed terms: one, or the two a comparison names), a sentence that defines one
-    ("X means ...") gains ``definition_bonus`` and is a candidate. With ``typed`` (whether
+    coverage, passage relevance, position). With ``define`` (the subjects a definitional
+    question asks about, each its analysed terms: one, or the two a comparison names), a
+    sentence that defines one ("X means ...") gains ``definition_bonus`` and is a
+    candidate. With ``typed`` (whether
     a sentence holds what the question asks for: a duration for "how long"), a candidate
     that does gains ``type_bonus``. With ``listed`` (whether a sentence holds a list, for a
     question asking for one's items), a sentence holding one has the form it asks for, as a

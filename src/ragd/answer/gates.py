@@ -116,8 +116,8 @@ def facts_supplied(draft: Draft) -> str | None:
 # thing is — "more cycles than currently claimed", "the presently approved process" — nor
 # the "current" of current good manufacturing practice)
 _USUAL = re.compile(r"\b(?:usual(?:ly)?|typical(?:ly)?|on average|average|"
-                    r"(?:currently|presently)(?!\s+(?:[a-z]+ed|given|taken|written|chosen|shown|known|"
-                    r"proven|held|used)\b)|"
+                    r"(?:currently|presently)(?!\s+(?:[a-z]+ed|given|taken|written|chosen|"
+                    r"shown|known|proven|held|used)\b)|"
                     r"current(?!\s+good\b)|at present|nowadays|these days|right now|today|"
                     r"latest|so far|to date|in practice)\b", re.I)
 
@@ -195,8 +195,8 @@ _LIGHT = frozenset("be get do make know find tell go have see work deal handle p
                    "ensure check decide determine figure".split())
 # ... nor does a question with a verb of reading a thing ("How do the WHO good distribution
 # practices define sampling?": what it is, which a definition answers in its own words)
-_READING = frozenset("define describe explain interpret treat regard view characterise "
-                     "characterize classify".split())
+_READING = frozenset("define defines describe describes interpret interprets characterise "
+                     "characterises characterize characterizes".split())
 
 
 # "How do the IMPD's quality data differ from a marketing application's?", "How does X
