@@ -180,23 +180,41 @@ def written_out(question: str, texts: Sequence[str], known: Iterable[str] = ()) 
     meant. At most :data:`WRITTEN_MOST` acronyms are tried; one the question already
     follows its long form with, or one of ``known`` (read otherwise already: a long form
     the documents define or their names spell), is left as it is."""
+    return write_out(question, written_forms(question, texts, known))
+
+
+def written_forms(question: str, texts: Sequence[str],
+                  known: Iterable[str] = ()) -> dict[str, str]:
+    """{acronym: long form} for the question's acronyms :func:`written_out` reads, to write
+    into it or another reading of the same question (:func:`write_out`)."""
     tokens = list(dict.fromkeys(re.findall(r"\b[A-Z]{3,6}\b", question)))
     if not tokens:
-        return question
+        return {}
     held = {w for text in texts for w in re.findall(r"[A-Za-z]+", text)}
     skip = set(known)
     wanted = [t for t in tokens
               if t not in skip and not {t, t.lower(), t.capitalize()} & held][:WRITTEN_MOST]
     if not wanted:
-        return question
+        return {}
     # each passage's clauses, split into words once (a run never crosses a clause's end)
     passages = [[_words(part) for part in _CLAUSE.split(text)] for text in texts]
+    forms: dict[str, str] = {}
     for token in wanted:
         counts: Counter[str] = Counter()
         for clauses in passages:   # a passage counts once, whichever clause spells it
             counts.update(set().union(*(_runs(words, token, INNER) for words in clauses)))
         form = _most(counts, WRITTEN_LEAST)
-        if form and not re.search(rf"\b{re.escape(form)}\W+{token}\b", question, re.I):
+        if form:
+            forms[token] = form
+    return forms
+
+
+def write_out(question: str, forms: Mapping[str, str]) -> str:
+    """The question with each acronym of ``forms`` preceded by its long form, where the
+    question does not already write it so: "... QMS ..." -> "... quality management system
+    (QMS) ..."."""
+    for token, form in forms.items():
+        if not re.search(rf"\b{re.escape(form)}\W+{token}\b", question, re.I):
             question = re.sub(rf"\b{token}\b", f"{form} ({token})", question, count=1)
     return question
 
@@ -270,4 +288,5 @@ def _written_after(query: str, phrase: str, acronym: str) -> str:
 
 
 __all__ = ["acronym_of", "annotate", "annotate_synonyms", "best_long_form", "candidates",
-           "long_forms", "named_long_form", "short_forms", "spell_after", "written_out"]
+           "long_forms", "named_long_form", "short_forms", "spell_after", "write_out",
+           "written_forms", "written_out"]

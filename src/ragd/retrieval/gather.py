@@ -57,7 +57,7 @@ from .rerank import rerank
 from .retrieve import retrieve
 from .threshold import relevance as relevance_of
 from .acronyms import (annotate, annotate_synonyms, short_forms as find_short_forms, spell_after,
-                       written_out)
+                       write_out, written_forms)
 from .focus import focus
 from .variants import learn
 
@@ -194,11 +194,14 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
             variants.append(variant)
             lists += [retrieve(variant, p, coll) for p in plans]
             pool = merge(lists)
+    written: dict[str, str] = {}
     if settings.get("acronym_names") and pool:
         # an acronym no text writes, whose long form the passages write out ("OOT": "out
         # of trend"): the user's short form, searched as the documents word it
-        texts = [search_text(c.context, c.text) for c in pool]
-        spelt = written_out(learned.corrected, texts, learned.long_forms)
+        written = written_forms(learned.corrected,
+                                [search_text(c.context, c.text) for c in pool],
+                                learned.long_forms)
+        spelt = write_out(learned.corrected, written)
         if spelt != learned.corrected and spelt not in variants:
             variants.append(spelt)
             lists += [retrieve(spelt, p, coll) for p in plans]
@@ -236,8 +239,7 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
                               short, rules)
     # an acronym only the documents' names spell: what it stands for, the passages say
     asked = spell_after(asked, learned.named_forms)
-    if settings.get("acronym_names") and pool:   # ... one they write out: as they do
-        asked = written_out(asked, texts, learned.long_forms)
+    asked = write_out(asked, written)   # ... one they write out: as they do
     if prefer is not None and gated and kind == "cosine":
         before = len(passing)
         passing = admit(passing, pool, lambda c: bool(prefer(asked, c)), threshold,
