@@ -1,6 +1,6 @@
 """The seeded random draw of pages the fresh pharma-qa golden sets were written on.
 
-``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11 [-v]`` prints the drawn pages
+``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12 [-v]`` prints the drawn pages
 (``-v``: the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 ``random.Random(seed)`` throughout:
 
@@ -78,6 +78,20 @@ SETS = {
         (_IMPD, 40): "classification table (SM/NSM columns) with no running text; column "
                      "membership lost in extracted text",
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 10): _CHECKLIST}},
+    "fresh12": {"seed": 20261203, "prefix": "ph-o",
+                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
+                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl", "pharma_fresh11.jsonl"],
+                "manual_skip": {
+        (_IMPD, 41): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        ("ich/Q12_Annexes_Step4_2019_1119.pdf", 15): "table of ranges and reporting categories "
+                                                     "per approach (three columns) with no running "
+                                                     "text; column membership lost in extracted text",
+        ("ich/Q12_Guideline_Step4_2019_1119.pdf", 29): "established conditions table (CTD section, "
+                                                       "title, notes columns) with no running text; "
+                                                       "column membership lost in extracted text",
+        ("fda/DRUG QUALITY SAMPLING AND TESTING (DQST)- HUMAN DRUGS_7356.008.pdf", 16):
+            "program contacts list (names, telephone numbers, e-mails) only; no guidance content"}},
 }
 PAGES = 26
 
