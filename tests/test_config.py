@@ -38,7 +38,7 @@ def _values(settings) -> tuple:
 
 def test_defaults(tmp_path):
     s = _settings(tmp_path)
-    assert _values(s) == ("", "default", "minilm", "")
+    assert _values(s) == ("", "default", "", "")   # "": the profile's embedder
     assert s.home == tmp_path / ".ragd" and s.store_location == str(tmp_path / ".ragd")
     assert s.max_document_bytes == DEFAULT_MAX_DOCUMENT_BYTES == 16 * 1024 * 1024
     assert (s.chunking, s.k, s.mode, s.fusion) == (None, None, None, None)

@@ -170,8 +170,8 @@ def open_collection(store: Store | str, name: str = DEFAULT_COLLECTION,
     (else EmbedModelMismatchError names both); it is used under the profile it
     was created with (``profile``, when given, must be that one, else
     ProfileMismatchError names both). A missing collection is created when
-    ``create`` is true (with ``embedder``, default ``minilm``, and ``profile``,
-    default ``default``, recorded by name and content hash), else
+    ``create`` is true (with ``embedder``, default the profile's ``[embedding] model``,
+    and ``profile``, default ``default``, recorded by name and content hash), else
     UnknownCollectionError.
     """
     if not isinstance(store, Store):
@@ -184,7 +184,7 @@ def open_collection(store: Store | str, name: str = DEFAULT_COLLECTION,
         if not create:
             raise
         chosen = load_profile(profile)
-        embedder = embedder or make_embedder(DEFAULT_EMBEDDER)
+        embedder = embedder or make_embedder(chosen.embedder or DEFAULT_EMBEDDER)
         settings = {**dict(config or {}), "embedder": embedder.spec(),
                     "profile": chosen.summary()}
         info = store.create_collection(name, embedder.name, embedder.dims, settings)

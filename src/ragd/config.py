@@ -33,7 +33,7 @@ class Settings:
     home: Path = Path(".ragd")
     store: str = ""
     collection: str = "default"
-    embedder: str = "minilm"
+    embedder: str = ""                  # "": the profile's [embedding] model
     max_document_bytes: int = DEFAULT_MAX_DOCUMENT_BYTES
     profile: str = ""
     chunking: ChunkPolicy | None = None

@@ -90,6 +90,19 @@ def test_no_store_yet_and_model_mismatch(tmp_path, corpus):
     assert "Traceback" not in clash.stderr
 
 
+def test_ingest_takes_the_environment_s_embedder_else_the_profile_s(tmp_path, corpus):
+    """$RAGD_EMBEDDER names a new collection's model as --embedder does; with neither, the
+    profile's [embedding] model (the ear profile's is minilm)."""
+    assert ragd("ingest", str(corpus), "--collection", "a", cwd=tmp_path,
+                env={"RAGD_EMBEDDER": TOY}).returncode == 1
+    assert ragd("ingest", str(corpus), "--collection", "b", "--profile", "ear",
+                "--include", "*.txt", cwd=tmp_path).returncode == 1
+    stats = {c["collection"]: c for c in json.loads(ragd("stats", "--json", cwd=tmp_path).stdout)[
+        "collections"]}
+    assert stats["a"]["embed_model"].startswith("toy-bow-")
+    assert stats["b"]["embed_model"] == "all-MiniLM-L6-v2"
+
+
 def test_usage_error_from_argparse_is_exit_2(tmp_path):
     run = ragd("search", cwd=tmp_path)
     assert run.returncode == 2 and "usage:" in run.stderr

@@ -131,7 +131,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             raise UsageError(f"no such file or directory: {path}")
     if args.dry_run and not args.prune:
         raise UsageError("--dry-run goes with --prune (it lists what would be pruned)")
-    embedder = embedder_of(settings.embedder) if args.embedder else None
+    # none named (flag, $RAGD_EMBEDDER, ragd.toml): a new collection gets its profile's
+    embedder = embedder_of(settings.embedder) if settings.embedder else None
     location = settings.store_location
     if args.dry_run and "://" not in location and not Path(location).exists():
         out.print(f"would prune nothing (no store at {location} yet)")
@@ -177,8 +178,8 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--meta", action="append", metavar="K=V", help="metadata for every document")
     p.add_argument("--include", action="append", metavar="GLOB", help="only matching files")
     p.add_argument("--exclude", action="append", metavar="GLOB", help="skip matching files")
-    p.add_argument("--embedder", help="embedder of a new collection: minilm, openai, or a JSON "
-                   "spec such as '{\"kind\": \"toy\", \"vocabulary\": [...]}'")
+    p.add_argument("--embedder", help="embedder of a new collection (default: its profile's "
+                   "[embedding] model): minilm, bge-small, openai, or a JSON spec such as '{\"kind\": \"toy\", \"vocabulary\": [...]}'")
     p.add_argument("--max-document-mb", type=megabytes_arg, metavar="MB",
                    help="refuse larger files (a number over 0; default 16)")
     p.add_argument("--id-prefix", metavar="PREFIX",

