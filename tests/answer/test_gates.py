@@ -6,8 +6,8 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from ragd.answer.checks import salient_units
-from ragd.answer.gates import (ANSWER_CHECKS, Draft, asked_action, asked_group, asks_wording,
-                               members_asked, named_parts, numbers_in, run_checks,
+from ragd.answer.gates import (ANSWER_CHECKS, Draft, asked_action, asked_group, asked_office,
+                               asks_wording, holder_asked, members_asked, named_parts, numbers_in, run_checks,
                                stated_figures,
                                steps_asked, unsupplied, usual_or_current, wording_asked)
 from ragd.errors import ConfigError
@@ -199,6 +199,64 @@ def test_a_question_for_a_groups_members_needs_a_sentence_saying_what_it_holds()
 
 
 # named_parts --------------------------------------------------------------------------------
+
+# holder_asked -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("question, office", [
+    ("Who was the CDER director when FDA finalised its data integrity guidance in 2018?",
+     "director"),
+    ("Who chaired the ICH Q9(R1) expert working group?", "chair"),
+    ("Who currently chairs the PIC/S Committee?", "chair"),
+    ("Who is the current Executive Director of the European Medicines Agency?", "director"),
+    ("Who is currently the Assistant Secretary for Export Enforcement?", "secretary"),
+    ("Who is the current Chief Justice of India?", "chief"),
+    ("Who is currently heading the agency?", "head"),
+    ("Who led the task force on nitrosamines?", "lead"),
+    ("Who signed the guidance?", "signatory"),
+    # a role: what the rules say someone must, may or does do
+    ("Who must certify each batch of finished product before release?", None),
+    ("Under WHO GDP, who is allowed to sell medicines over the internet?", None),
+    ("Who should write the test scripts, the supplier or the regulated user?", None),
+    ("Who decides which companies are added to the Entity List?", None),
+    ("Who leads the investigation of an OOS result?", None),
+    ("Who heads the quality unit?", None),
+    ("Who won the 2022 FIFA World Cup?", None),
+])
+def test_a_question_for_who_held_an_office_names_the_office(question, office):
+    assert asked_office(question) == office
+
+
+def test_an_answer_that_never_names_the_office_does_not_say_who_held_it():
+    q = "Who was the CDER director when FDA finalised its data integrity Q&A guidance?"
+    title = ("Data Integrity and Compliance With Drug CGMP Questions and Answers Guidance for "
+             "Industry Center for Drug Evaluation and Research (CDER) December 2018")
+    assert holder_asked(Draft(q, (title,))) == "undetermined"
+    assert holder_asked(Draft(q, (title, "Janet Woodcock, M.D., Director, CDER."))) is None
+    chaired = "Who chaired the ICH Q9(R1) expert working group?"
+    assert holder_asked(Draft(chaired, ("The Expert Working Group agreed the draft.",))) \
+        == "undetermined"
+    assert holder_asked(Draft(chaired, ("The group was chaired by the EU topic leader.",))) \
+        is None
+    # a role question is never read as one
+    role = "Who must certify each batch before release?"
+    assert holder_asked(Draft(role, ("Each batch must be certified by a Qualified Person.",))) \
+        is None
+
+
+@settings(max_examples=100)
+@given(WORDS, st.lists(WORDS, min_size=1, max_size=3))
+def test_property_holder_asked_refuses_only_an_answer_without_the_office(question, sentences):
+    """Whatever the words, the check refuses only when the question asks for an office's
+    holder, and never once a sentence names that office."""
+    for q in (question, "Who was the director of " + question + "?"):
+        verdict = holder_asked(Draft(q, tuple(sentences)))
+        assert verdict in (None, "undetermined")
+        if asked_office(q) is None:
+            assert verdict is None
+        named = tuple(sentences) + ("The " + asked_office(q) + " then was Dr. A. Person.",) \
+            if asked_office(q) else tuple(sentences)
+        assert holder_asked(Draft(q, named)) is None
+
 
 def test_a_named_part_no_retrieved_passage_mentions_is_outside_the_documents():
     q = "What are the requirements of EU GMP Annex 23 for cannabis cultivation?"

@@ -26,6 +26,11 @@ reason, or None to let the answer stand. A check is a pure function of a
   4", "Chapter 9") that no retrieved passage mentions, in its text or its labels (document
   id, title, heading path), asks about a part the collection does not hold:
   ``not_in_documents``.
+* ``holder_asked`` — "Who was the CDER director in 2018?", "Who chaired the working group?"
+  asks who held an office: an answer none of whose sentences names the office (director,
+  chair, commissioner, ...) in any form does not say who held it, whatever else it says of
+  the body: ``undetermined``. "Who must certify ...?", "Who is allowed to ...?" ask for a
+  role, and are not read so.
 * ``members_asked`` — "Which countries are in Group B?" asks what a named group holds: an
   answer needs a sentence that names the group and says what it holds ("Group B includes
   ...", "... Group B:") or lists names; sentences that only mention the
@@ -279,6 +284,51 @@ def members_asked(draft: Draft) -> str | None:
     return "undetermined"
 
 
+_OFFICES = {   # an office, or a verb of holding one -> the words an answer names it by
+    "director": "direct(?:or|ors|ed|s|ing)", "directed": "direct(?:or|ors|ed|s|ing)",
+    "chair": "chair(?:s|ed|ing|man|men|woman|person|manship)?",
+    "commissioner": "commissioners?", "president": "president(?:s|cy)?|presid(?:ed|es|ing)",
+    "secretary": "secretar(?:y|ies)", "minister": "ministers?", "head": "head(?:s|ed|ing)?",
+    "chief": "chiefs?", "administrator": "administrators?", "governor": "governors?",
+    "rapporteur": "rapporteurs?", "signatory": "sign(?:ed|atory|atories|s)",
+    "justice": "justices?", "judge": "judges?", "lead": "le(?:d|ads?|ader|aders|ading)",
+    "author": "author(?:s|ed)?"}
+_VERB_OF = {"chaired": "chair", "chairs": "chair", "chairing": "chair", "headed": "head",
+            "heads": "head", "heading": "head", "led": "lead", "leads": "lead",
+            "leading": "lead", "directs": "director", "directing": "director",
+            "presided": "president", "presides": "president", "signed": "signatory",
+            "authored": "author"}
+_HOLDER_Q = re.compile(
+    r"\bwho\s+(?:(?:is|was|are|were|has\s+been|had\s+been)\s+(?:(?:currently|presently|now|"
+    r"then)\s+)?(?:(?:the|its|their)\s+)?(?:(?:current|present|then|former|first|new|acting)\s+)?"
+    r"(?:[\w/&()'’.-]+\s+){0,4}?(?P<office>" + "|".join(k for k in _OFFICES if k != "lead")
+    + r")s?\b(?!\s+(?:of\s+)?(?:responsible|accountable)\b)"
+    # held: in the past, or now ("who currently chairs"); "who leads the investigation?"
+    # asks for a role
+    r"|(?:(?:is|are|was|were)\s+(?:(?:currently|now)\s+)?(?=\w+ing\b)|(?:currently|now)\s+"
+    r"(?=\w+s\b)|(?=\w+ed\b|led\b))(?P<verb>" + "|".join(_VERB_OF) + r")\b)", re.I)
+
+
+def asked_office(question: str) -> str | None:
+    """The office a question asks the holder of ("Who was the CDER director?" →
+    ``director``; "Who chaired ...?" → ``chair``), else None; "who should/must/may ..." and
+    "who is allowed/responsible ..." ask for a role."""
+    m = _HOLDER_Q.search(_first_sentence(question))
+    if m is None:
+        return None
+    return m.group("office").lower() if m.group("office") else _VERB_OF[m.group("verb").lower()]
+
+
+@ANSWER_CHECKS.register("holder_asked")
+def holder_asked(draft: Draft) -> str | None:
+    """A question for who held an office needs a sentence that names the office."""
+    office = asked_office(draft.question)
+    if office is None:
+        return None
+    named = re.compile(r"\b(?:" + _OFFICES[office] + r")\b", re.I)
+    return None if any(named.search(s) for s in draft.sentences) else "undetermined"
+
+
 _PART_NOUNS = ("annex", "appendix", "chapter", "article", "schedule", "part", "supplement",
                "attachment", "exhibit", "volume")
 _ROMAN = r"x{0,3}(?:ix|iv|v?i{0,3})(?<=[ivx])"     # i to xxxix, never empty
@@ -311,6 +361,6 @@ def named_parts_check(draft: Draft) -> str | None:
     return None
 
 
-__all__ = ["ANSWER_CHECKS", "AnswerCheck", "Draft", "asked_action", "asked_group",
+__all__ = ["ANSWER_CHECKS", "AnswerCheck", "Draft", "asked_action", "asked_group", "asked_office",
            "asks_wording", "named_parts", "numbers_in", "run_checks", "stated_figures",
            "unsupplied", "usual_or_current"]
