@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragd.analysis import analyze
-from ragd.answer.extractive import defines_in, filter_facts, normal, synthesize
+from ragd.answer.extractive import defines_in, filter_facts, normal, refers_back, synthesize
 from ragd.answer.support import check_sentences, supported
 from ragd.answer.terms import question_terms, weights
 from ragd.answer.types import Evidence, Fact, Sentence
@@ -67,6 +67,60 @@ def test_sentences_come_in_passage_order_with_the_strong_ones_only():
     assert [p.text for p in picks] == [
         "Tools of trade may be exported temporarily.",
         "The tools must stay under the effective control of the exporter."]
+
+
+def test_a_sentence_referring_back_brings_what_it_refers_to():
+    asked = set(question_terms("How long must the QP's certification register be kept?"))
+    before = "The certification of a product is recorded by the QP in a register."
+    assert refers_back("The record must be kept for five years.", before, asked)
+    assert refers_back("It must be kept for five years.", before, asked)
+    # the question names it: the sentence says what it speaks of itself
+    assert not refers_back("The register must be kept for five years.", before, asked)
+    # nothing before introduced it, or it opens otherwise
+    assert not refers_back("The audit must be kept for five years.", before, asked)
+    assert not refers_back("Records must be kept for five years.", before, asked)
+
+    passage = ("The certification of a product is recorded by the QP in a register provided for "
+               "that purpose. The record should show that each batch complies with its "
+               "authorisation. The record must be kept up to date and available to the "
+               "competent authority for at least five years. Audits are planned yearly.")
+    facts = [fact(1, passage, 0.9), fact(2, "Batch documentation must be kept for one year "
+                                            "after expiry.", 0.4)]
+    terms = question_terms("How long must the QP's certification register be kept available "
+                           "to the competent authority?")
+    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+    texts = [p.text for p in synthesize(terms, weight, facts, max_sentences=6,
+                                        min_coverage=0.3, follow=1)]
+    at = {t: i for i, t in enumerate(texts)}
+    record = "The record must be kept up to date and available to the competent authority " \
+             "for at least five years."
+    # the answer, the sentence it refers back to and the one that one refers back to, in
+    # the passage's order
+    assert at["The certification of a product is recorded by the QP in a register provided " \
+              "for that purpose."] < at["The record should show that each batch complies " \
+                                        "with its authorisation."] < at[record]
+    # without ``follow`` nothing is brought
+    alone = [p.text for p in synthesize(terms, weight, facts, max_sentences=6,
+                                        min_coverage=0.3)]
+    assert record in alone and not any("should show" in t for t in alone)
+
+
+@settings(max_examples=100, deadline=None)
+@given(texts=st.lists(_TEXT, min_size=1, max_size=6),
+       question=st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join),
+       follow=st.integers(0, 3))
+def test_property_sentences_brought_before_or_after_are_quotes_within_the_limit(texts, question,
+                                                                                follow):
+    facts, terms, weight = case(texts, question)
+    picks = synthesize(terms, weight, facts, max_sentences=4, min_coverage=0.2, follow=follow)
+    assert len(picks) <= 4
+    sentences = [Sentence(p.text, (p.fact.evidence,)) for p in picks]
+    kept, dropped = check_sentences(sentences, facts, 0.99)
+    assert len(kept) == len(picks) and not dropped
+    # each passage's sentences in its own order
+    for key in {p.fact.key for p in picks}:
+        positions = [p.position for p in picks if p.fact.key == key and p.anchor is None]
+        assert positions == sorted(positions)
 
 
 def test_support_check_catches_invented_content_and_numbers():

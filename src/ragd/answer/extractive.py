@@ -66,6 +66,28 @@ def filter_facts(question_terms: Sequence[str], facts: Sequence[Fact], *, max_fa
 _QUALIFIES = re.compile(r"(?:However|Nevertheless|Nonetheless|Notwithstanding|But|Even so|"
                         r"That said)\b")
 
+# a sentence whose subject refers back to what the sentence before it introduced ("The
+# record must be kept ..." after "... is recorded by the QP in a register"): the sentence
+# before says what it is
+_REFERS_BACK = re.compile(r"(?:The|This|These|That|Those|Such|Said)\s+(?P<noun>[a-z][a-z-]+)\b"
+                          r"|(?:It|They|This|These)\s+(?:is|are|was|were|must|should|shall|"
+                          r"may|can|will|has|have|does|do)\b")
+
+
+def refers_back(text: str, before: str, asked: set[str]) -> bool:
+    """Whether ``text`` opens by referring back to what ``before`` introduced: "It must
+    ...", "They are ...", or a definite noun ("The record", "Such records") that ``before``
+    holds and the question (``asked``: its analysed terms) does not name — a sentence about
+    a thing the question names says what it speaks of itself."""
+    m = _REFERS_BACK.match(text)
+    if m is None:
+        return False
+    if m.group("noun") is None:
+        return True
+    noun = set(analyze(m.group("noun")))
+    return bool(noun) and noun <= set(analyze(before)) and not noun & asked
+
+
 Similarity = Callable[[Sequence[str]], Sequence[float]]
 """Cosine of each text with the question (the embedding model's), for the extractive path."""
 
@@ -106,7 +128,9 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     (:func:`~ragd.answer.shapes.lead`), unless it is the term a glossary entry defines.
     With ``follow``, each picked sentence brings up to that many sentences that follow it
     in its passage (a definition's or a list's continuation), and after them any that
-    qualifies the last ("However, ...", "Nevertheless, ..."), within ``max_sentences``.
+    qualifies the last ("However, ...", "Nevertheless, ..."), within ``max_sentences``;
+    and up to that many before it, while each refers back to the one before it
+    (:func:`refers_back`: "The record must be kept ..." after "... recorded in a register").
     ``similarity_weight`` is the share of the similarity in a sentence's score (the rest:
     coverage, passage relevance, position). With ``define`` (the subjects a definitional
     question asks about, each its analysed terms: one, or the two a comparison names), a
@@ -235,6 +259,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                                p.fact.key, p.position))
     at = {(f.key, position): (f, text, position, cov)
           for f, text, position, cov, _ in rows} if follow else {}
+    asked = set(question_terms)
     chosen: list[Pick] = []
     chosen_terms: list[set[str]] = []
     taken: set[tuple[str, int]] = set()
@@ -285,6 +310,13 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         if opens(p):                        # it introduces a list: its items, short or not
             bring(list_items(p, items, max_sentences - 1, onward))
             continue
+        back, current = 1, p.text           # the sentences it refers back to
+        while back <= follow and room() > 0:
+            row = at.get((p.fact.key, p.position - back))
+            if row is None or not refers_back(current, row[1], asked) \
+                    or not take(Pick(row[0], row[1], row[2], row[3], 0.0)):
+                break
+            back, current = back + 1, row[1]
         step = 1
         while True:                         # the sentences that continue it
             row = at.get((p.fact.key, p.position + step))
