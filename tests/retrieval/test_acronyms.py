@@ -6,7 +6,7 @@ import pytest
 
 from ragd.retrieval.acronyms import (acronym_of, annotate, annotate_synonyms, best_long_form,
                                      candidates, long_forms, named_long_form, short_forms,
-                                     spell_after, written_out)
+                                     spell_after, used_short_forms, written_out)
 
 
 @pytest.mark.parametrize(("text", "acronym", "forms"), [
@@ -70,6 +70,30 @@ def test_a_long_form_the_query_spells_out_gets_the_acronym_texts_define():
     both = "continuous manufacturing and quality risk management"
     assert list(short_forms(both, texts)) == ["CM", "QRM"]
     assert list(short_forms(both, texts, limit=1)) == ["CM"]
+
+
+def test_an_acronym_passages_use_where_their_document_writes_the_long_form_out():
+    q = "Is RTRT mandatory if we switch to continuous manufacturing under ICH Q13?"
+    passages = [("q13.pdf", "RTRT is not a regulatory requirement for CM implementation."),
+                ("q13.pdf", "Continuous manufacturing allows material to flow without holds."),
+                ("other.pdf", "CM units are listed in the Annex. Records and SOPs apply.")]
+    assert used_short_forms(q, passages) == {"CM": "continuous manufacturing"}
+    # no document of the retrieved passages writes the long form out: not read as one
+    assert used_short_forms(q, [passages[0], passages[2]]) == {}
+    # the query holds the acronym, or spells out no run of words whose initials it is
+    assert used_short_forms(q + " (CM)", passages) == {}
+    assert used_short_forms("Is RTRT mandatory for manufacturing?", passages) == {}
+    # a clause naming the rules the question is asked under names no subject
+    rules = [("gdp.pdf", "There should be a periodic audit with regard to GDP."),
+             ("gdp.pdf", "These good distribution practices apply to all parties.")]
+    assert used_short_forms("Under WHO good distribution practices, may a wholesaler ship "
+                            "products close to expiry?", rules) == {}
+    assert used_short_forms("May a wholesaler ignore good distribution practices?", rules) == \
+        {"GDP": "good distribution practices"}
+    # a stop word in capitals is no acronym ("AND" of a heading in capitals)
+    shouting = [("d.pdf", "STORAGE AND DISTRIBUTION of products"),
+                ("d.pdf", "apply normal distribution practice")]
+    assert used_short_forms("Do we apply normal distribution rules?", shouting) == {}
 
 
 def test_no_acronym_for_words_not_spelt_out_or_already_said():

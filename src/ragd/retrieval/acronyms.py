@@ -246,6 +246,43 @@ def short_forms(query: str, texts: Iterable[str], limit: int = 3) -> dict[str, s
     return out
 
 
+_RULES_CLAUSE = re.compile(r"^\s*(?:under|per|as\s+per|according\s+to|in\s+line\s+with|"
+                           r"pursuant\s+to)\s+[^,;?]{1,120},\s*", re.I)
+
+
+def used_short_forms(query: str, passages: Sequence[tuple[str, str]],
+                     limit: int = 3) -> dict[str, str]:
+    """Acronyms the passages use without defining them there, for long forms the query
+    spells out (acronym -> long form): a token of 2 to 6 capitals, no stop word, whose letters are the initials of two or more consecutive words of the query, used in a
+    passage of a document (``passages``: (document, text)) whose retrieved passages also
+    write that run of words out ("CM" in ICH Q13's "RTRT is not a regulatory requirement for
+    CM implementation", its passages elsewhere writing "continuous manufacturing"). Those
+    used by the most documents first (ties: alphabetical), at most ``limit``; none the query
+    holds, nor one for words of a clause naming the rules the question is asked under
+    ("Under WHO good distribution practices, may ...": the passages' "GDP" names those
+    rules, not what the question asks about)."""
+    words = _words(_RULES_CLAUSE.sub("", query, count=1))
+    held = {t.upper() for t in re.findall(r"[A-Za-z]+", query)}
+    uses: dict[str, set[str]] = {}
+    wrote: dict[str, str] = {}
+    for doc, text in passages:
+        wrote[doc] = wrote.get(doc, "") + " " + " ".join(_words(text)) + " "
+        for token in set(re.findall(r"\b[A-Z]{2,6}\b", text)):
+            if token not in held and token.lower() not in STOPWORDS:
+                uses.setdefault(token, set()).add(doc)
+    counts: Counter[tuple[str, str]] = Counter()
+    for token, docs in uses.items():
+        for run in _runs(words, token, INNER):
+            if len(run.split()) >= 2:
+                counts[(token, run)] = sum(f" {run} " in wrote[d] for d in docs)
+    ranked = sorted((pair for pair in counts if counts[pair]), key=lambda pair: (-counts[pair], pair))
+    out: dict[str, str] = {}
+    for token, run in ranked:
+        if token not in out and run not in out.values() and len(out) < limit:
+            out[token] = run
+    return out
+
+
 def annotate(query: str, forms: dict[str, str]) -> str:
     """The query with each acronym written after the first place it spells out the long
     form ("... continuous manufacturing (CM)?"), as documents introduce one."""

@@ -57,7 +57,7 @@ from .rerank import rerank
 from .retrieve import retrieve
 from .threshold import relevance as relevance_of
 from .acronyms import (annotate, annotate_synonyms, short_forms as find_short_forms, spell_after,
-                       write_out, written_forms)
+                       used_short_forms, write_out, written_forms)
 from .focus import focus
 from .variants import learn
 
@@ -187,6 +187,12 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     if settings.get("acronyms") and pool:
         short = find_short_forms(" ".join([learned.corrected, *variants]),
                                  [search_text(c.context, c.text) for c in pool[:SHORT_FORM_TEXTS]])
+        # ... or the passages use without defining them, where their documents write the
+        # long form out too ("CM" beside "continuous manufacturing")
+        used = used_short_forms(learned.corrected,
+                                [(c.doc_id, search_text(c.context, c.text))
+                                 for c in pool[:SHORT_FORM_TEXTS]])
+        short = {**{a: f for a, f in used.items() if f not in short.values()}, **short}
         if short:
             variant = annotate(learned.corrected, short)
             if variant == learned.corrected:     # spelt out by an expansion rule only
