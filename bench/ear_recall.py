@@ -139,7 +139,8 @@ def open_and_ingest(store: Path, corpus: Path) -> tuple[ragd.Collection, dict[st
     ignore = store.parent / ".gitignore"
     if store.parent.name == ".cache" and not ignore.exists():
         ignore.write_text("*\n", encoding="utf-8")  # keep the cached store out of git
-    coll = ragd.open_collection(str(store), COLLECTION, create=True)
+    # the model of its recorded figures (the default profile's is bge-small since issue 17)
+    coll = ragd.open_collection(str(store), COLLECTION, "minilm", create=True)
     console.print(f"[bold]Ingest[/bold] {corpus} → {store} (collection {COLLECTION!r}, "
                   f"embedder {coll.embedder.name})")
     last = [time.perf_counter()]
