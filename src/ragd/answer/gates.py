@@ -309,6 +309,10 @@ _HOLDER_Q = re.compile(
     r"(?=\w+s\b)|(?=\w+ed\b|led\b))(?P<verb>" + "|".join(_VERB_OF) + r")\b)", re.I)
 
 
+_NAMED_OFFICE = {office: re.compile(r"\b(?:" + forms + r")\b", re.I)
+                 for office, forms in _OFFICES.items()}
+
+
 def asked_office(question: str) -> str | None:
     """The office a question asks the holder of ("Who was the CDER director?" →
     ``director``; "Who chaired ...?" → ``chair``), else None; "who should/must/may ..." and
@@ -325,7 +329,7 @@ def holder_asked(draft: Draft) -> str | None:
     office = asked_office(draft.question)
     if office is None:
         return None
-    named = re.compile(r"\b(?:" + _OFFICES[office] + r")\b", re.I)
+    named = _NAMED_OFFICE[office]
     return None if any(named.search(s) for s in draft.sentences) else "undetermined"
 
 
