@@ -1,6 +1,6 @@
 """The seeded random draw of pages the fresh pharma-qa golden sets were written on.
 
-``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12 [-v]`` prints the drawn pages
+``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13 [-v]`` prints the drawn pages
 (``-v``: the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 ``random.Random(seed)`` throughout:
 
@@ -92,6 +92,15 @@ SETS = {
                                                        "column membership lost in extracted text",
         ("fda/DRUG QUALITY SAMPLING AND TESTING (DQST)- HUMAN DRUGS_7356.008.pdf", 16):
             "program contacts list (names, telephone numbers, e-mails) only; no guidance content"}},
+    "fresh13": {"seed": 20261204, "prefix": "ph-q",
+                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
+                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl", "pharma_fresh11.jsonl",
+                            "pharma_fresh12.jsonl"],
+                "manual_skip": {
+        (_IMPD, 1): "title page (agency address and adoption/consultation timeline only)",
+        ("pic_s/PI 011-3 Recommendation on Computerised Systems.pdf", 45):
+            "reference list (ISO/IEEE/BS standards and guidance titles) without a heading; "
+            "no guidance content"}},
 }
 PAGES = 26
 
