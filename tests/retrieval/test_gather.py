@@ -8,8 +8,8 @@ import pytest
 from ragd import Document
 from ragd.errors import UsageError
 from ragd.ingest.pipeline import ingest_documents
-from ragd.retrieval.gather import (admit, complete, expand, merge, mmr_relevance,
-                                   name_matches, promote, scope_values)
+from ragd.retrieval.gather import (admit, complete, expand, gather, merge, mmr_relevance,
+                                   name_matches, named_values, promote, scope_values)
 from ragd.retrieval.mmr import mmr
 from ragd.types import Candidate
 
@@ -134,3 +134,44 @@ def test_admit_reads_the_cosine_of_a_wanted_passage_only_the_lexical_search_foun
     assert admit(passing, pool, lambda c: False, 0.2, [q], toy_collection) == passing
     assert [c.doc_id for c in admit(passing, pool, wanted, 0.0, ["apple banana"],
                                     toy_collection)] == ["b", "a", "c"]
+
+
+def test_named_values_read_a_sources_name_as_written():
+    named = {"FDA": ["FDA"], "CFR": ["FDA"], "EU": ["EMA"], "PIC/S": ["PICS"],
+             "WHO": ["WHO"]}
+    assert named_values("Under WHO GMP, who must certify a batch?", {"named": named}) == [
+        "WHO"]
+    # case kept and whole words only: the question word "who", "EUR", "WHOLE" name nothing
+    assert named_values("who certifies a batch in EUR or WHOLESALE?", {"named": named}) == []
+    # several sources: each value once, in the table's order; "FDA's" and "PIC/S" whole
+    assert named_values("Does 21 CFR 211 or FDA's guide differ from PIC/S and the EU?",
+                        {"named": named}) == ["FDA", "EMA", "PICS"]
+    assert named_values("Under WHO GMP?", {}) == []
+
+
+def test_a_question_naming_a_source_is_searched_within_it_first(toy_collection):
+    docs = [Document("fda.pdf", "batch release certification by the quality unit",
+                     metadata={"authority": "FDA"}),
+            Document("who.pdf", "batch release certification by authorized persons",
+                     metadata={"authority": "WHO"}),
+            Document("ema.pdf", "batch release certification by a qualified person",
+                     metadata={"authority": "EMA"})]
+    ingest_documents(docs, toy_collection)
+    settings = {"k": 5}
+    scope = {"field": "authority", "default": "MIXED",
+             "values": {"MIXED": [], "FDA": ["FDA"]},
+             "named": {"WHO": ["WHO"], "ICH": ["ICH"]}}
+    plan = toy_collection.profile.plan(k=5)
+    got = gather("Under WHO GMP, batch release certification?", toy_collection, settings,
+                 plan, scope)
+    assert [c.doc_id for c in got.candidates] == ["who.pdf"]
+    assert got.notes["named_scope"] == ["WHO"]
+    # an explicit scope wins over the name
+    got = gather("Under WHO GMP, batch release certification?", toy_collection, settings,
+                 plan, scope, "FDA")
+    assert [c.doc_id for c in got.candidates] == ["fda.pdf"]
+    # a named source with nothing that passes: searched unscoped, as asked
+    got = gather("Under ICH, batch release certification?", toy_collection, settings,
+                 plan, scope)
+    assert {c.doc_id for c in got.candidates} == {"fda.pdf", "who.pdf", "ema.pdf"}
+    assert got.notes["named_scope_unmet"] == ["ICH"] and "named_scope" not in got.notes

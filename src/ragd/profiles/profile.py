@@ -155,6 +155,10 @@ SCHEMA: dict[str, Any] = {
                              "scope name -> values of the field it admits (none: all)"),
         "aliases": S.AnyTable(S.Key(S.string(True)),
                               "other labels (a golden set's) -> a value of the field"),
+        "named": S.AnyTable(S.Key(S.list_of(S.string(True))),
+                            "a source's name as a question writes it (whole word, case "
+                            "kept) -> values of the field: with no scope asked for, such "
+                            "a question is searched within them first"),
     },
     "evaluation": {
         "gates": S.AnyTable(S.Key(S.list_of(S.string(True))),

@@ -24,7 +24,10 @@ written here.
   alone; search reads all of it.
 * **Scope** (``scope.values``: name → values of ``scope.field``): retrieval filtered to
   chunks whose field holds one of the scope's values (one search per value, merged);
-  an empty list is no filter.
+  an empty list is no filter. Without a scope asked for, a question that names sources
+  as ``scope.named`` spells them ("Under WHO GMP, ...": "WHO" → the field's ``WHO``) is
+  searched within those (:func:`named_values`); when nothing there passes the threshold,
+  it is searched unscoped as asked.
 * **Threshold** (with ``retrieval.threshold_answers``: ``retrieval.min_relevance`` on
   ``retrieval.relevance``): the chunks at or over it pass. When none does (``fallback.only_if_empty``; else also when fewer than
   ``k`` do), the **fallback** (``fallback.min_relevance``, 0: none) is tried: it is
@@ -112,6 +115,16 @@ def scope_values(scope: str | None, settings: Mapping[str, Any]) -> list[str]:
     raise UsageError(f"unknown scope {scope!r}; known: {known}")
 
 
+def named_values(query: str, settings: Mapping[str, Any]) -> list[str]:
+    """The field values of the sources a query names (``scope.named``: a word as written,
+    matched whole and case-sensitively, → values), in the table's order, each once."""
+    out: list[str] = []
+    for word, values in (settings.get("named", {}) or {}).items():
+        if re.search(r"(?<![\w/])" + re.escape(str(word)) + r"(?![\w/])", query):
+            out += [str(v) for v in values if str(v) not in out]
+    return out
+
+
 def merge(lists: Sequence[Sequence[Candidate]]) -> list[Candidate]:
     """Candidates of several searches, one per chunk, keeping the best score and the best
     cosine; passages a citation scheme pinned first (as each search placed them), then
@@ -171,14 +184,29 @@ def gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan
     take the head's last places, so the reranker reads them; and up to as many of the head
     that supply what no selected passage does (``prefer`` may return a set: which of the
     asked terms a passage defines) take the selection's last places (:func:`complete`)."""
+    values = scope_values(scope_name, scope or {}) if scope else []
+    key = str((scope or {}).get("field", "") or "")
+    named = named_values(query, scope or {}) if key and not scope_name else []
+    if named:
+        within = _gather(query, coll, settings, plan, named, key, ignore_terms, prefer,
+                         prefer_limit)
+        if within.candidates:
+            return replace(within, notes={**within.notes, "named_scope": named})
+    found = _gather(query, coll, settings, plan, values, key, ignore_terms, prefer,
+                    prefer_limit)
+    return replace(found, notes={**found.notes, "named_scope_unmet": named}) if named else found
+
+
+def _gather(query: str, coll: Collection, settings: Mapping[str, Any], plan: Plan,
+            values: Sequence[str], key: str, ignore_terms: frozenset[str],
+            prefer: Callable[[str, Candidate], Any] | None, prefer_limit: int) -> Gathered:
+    """:func:`gather` within the field ``key``'s ``values`` (none: unscoped)."""
     k = int(settings["k"])
     rules = settings.get("expansions", {}) or {}
     variants = expand(query, rules)
     learned = learn(query, coll, settings, ignore_terms)
     if learned.changed:
         variants += [v for v in expand(learned.query, rules) if v not in variants]
-    values = scope_values(scope_name, scope or {}) if scope else []
-    key = (scope or {}).get("field", "")
     plans = ([replace(plan, metadata={**dict(plan.metadata), key: v})
               for v in values] if values and key else [plan])
     lists = [retrieve(v, p, coll) for v in variants for p in plans]
