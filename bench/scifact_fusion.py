@@ -93,6 +93,12 @@ def documents(ranked, depth: int = 100) -> dict[str, float]:
     return dict(M.strict_scores(list(docs.items())))
 
 
+def by_document(hits):
+    """A hit list with each document once, at its best chunk's place."""
+    seen: set[str] = set()
+    return [h for h in hits if not (h[0] in seen or seen.add(h[0]))]
+
+
 def evaluate(dataset, runs: dict[str, list]) -> dict[str, float]:
     return M.evaluate(dataset.qrels, {q: documents(r) for q, r in runs.items()}, 10, 100)
 
@@ -207,6 +213,10 @@ def cmd_run(args: argparse.Namespace) -> None:
             record("fusion", f"{method} v{wv}/l{1 - wv:.1f}, pool 200", fused(method, 200, w))
     for rk in (20, 40) if not args.skip_fusion else ():
         record("fusion", f"rrf k{rk}, pool 200", fused("rrf", 200, {"k": rk}))
+    if not args.skip_fusion:    # fusion by document: each list's documents by their best chunk
+        record("fusion", "rrf k60, pool 50, lists collapsed to documents",
+               {q: fuse({m: cands(by_document(li[m][:50]), m, 50)
+                         for m in ("vector", "lexical")}, "rrf") for q, li in lists.items()})
 
     best_method, best_pool = args.best.split(":")
     best = fused(best_method, int(best_pool), half)
