@@ -648,3 +648,58 @@ def test_the_first_passage_of_the_context_is_never_barred_by_its_terms():
     picks = synthesize(terms, w, [other, first], max_sentences=6, min_coverage=0.1,
                        relative=0.6)
     assert [p.text for p in picks] == ["Drug products are surveyed by the program."]
+
+
+def test_a_list_read_on_skips_the_next_chunks_opening_fragment_the_passage_holds():
+    """Chunks overlapping inside a sentence: the next chunk opens with the tail of a
+    sentence the passage before holds; read on from a list's introduction, that tail is
+    not an item (it repeats the passage, cut mid-sentence)."""
+    from ragd.answer.lists import next_passages
+
+    first = chunk("ch3.pdf", 6, "Production Area. It may be necessary to dedicate premises "
+                  "for manufacturing operations to control the risk presented by some "
+                  "products. Dedicated facilities are required when a product presents a "
+                  "risk because:", "E1")
+    second = chunk("ch3.pdf", 7, "operations to control the risk presented by some products. "
+                   "Dedicated facilities are required when a product presents a risk because: "
+                   "i. the risk cannot be controlled by technical measures, ii. residue "
+                   "limits cannot be determined by a validated method.", "E2")
+    assert next_passages([first, second])["E1"] == (second, 1)
+    q = "When are dedicated facilities required?"
+    terms = question_terms(q)
+    w = weights(terms, [set(analyze(f.quote)) for f in (first, second)])
+    picks = synthesize(terms, w, [first, second], max_sentences=6, min_coverage=0.2, follow=2)
+    texts = [p.text for p in picks]
+    assert "operations to control the risk presented by some products." not in texts
+    assert any(t.startswith("Dedicated facilities are required") and "validated method" in t
+               for t in texts)
+    assert all(p.text in p.fact.quote for p in picks)
+    # a fragment the passage before does not hold is left where it is (not skipped)
+    third = chunk("ch3.pdf", 7, "measures to reduce the risk. i. the risk cannot be "
+                  "controlled.", "E2")
+    assert next_passages([first, third])["E1"] == (third, 0)
+
+
+def test_a_picked_list_item_brings_the_sentence_introducing_its_list():
+    from ragd.answer.lists import introduction
+    from ragd.answer.shapes import enumerates
+
+    scribes = chunk("mhra.pdf", 18, "5.2 The use of scribes to record activity on behalf of "
+                    "another operator can be considered where justified, for example: "
+                    "• The act of contemporaneous recording compromises the product, e.g. "
+                    "documenting line interventions by sterile operators. • Necropsy (GLP) "
+                    "• To accommodate literacy or language limitations.", "E1")
+    q = "Can line interventions by sterile operators be documented by someone else?"
+    terms = question_terms(q)
+    w = weights(terms, [set(analyze(scribes.quote))])
+    texts = [p.text for p in synthesize(terms, w, [scribes], max_sentences=6,
+                                        min_coverage=0.2, follow=2)]
+    intro = ("The use of scribes to record activity on behalf of another operator can be "
+             "considered where justified, for example:")
+    item = ("The act of contemporaneous recording compromises the product, e.g. documenting "
+            "line interventions by sterile operators.")
+    assert intro in texts and item in texts and texts.index(intro) < texts.index(item)
+    # not without ``follow`` (its reading of neighbours), and only across items
+    assert intro not in [p.text for p in synthesize(terms, w, [scribes], max_sentences=6,
+                                                     min_coverage=0.2, follow=0)]
+    assert enumerates is not None and callable(introduction)

@@ -16,7 +16,7 @@ import re
 from typing import Callable, Mapping, Sequence
 
 from ..analysis import analyze
-from .lists import list_items, next_passages, opens_list
+from .lists import introduction, list_items, next_passages, opens_list
 from .sentences import TITLE_WORDS, cut_off, is_item, letters, spans, term_first, title_block
 from .shapes import (defined_abbreviation, defined_term, defines, described_term, fragment,
                      glossary, is_heading, lead)
@@ -310,6 +310,10 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         if opens(p):                        # it introduces a list: its items, short or not
             bring(list_items(p, items, max_sentences - 1, onward))
             continue
+        if items.get((p.fact.key, p.position), ("", False))[1] and room() > 0:
+            intro = introduction(p, items, at, opens)   # an item: its list's introduction
+            if intro is not None and take(intro):         # ... and the list, as the
+                bring(list_items(intro, items, max_sentences - 1, onward))  # intro would
         back, current = 1, p.text           # the sentences it refers back to
         while back <= follow and room() > 0:
             row = at.get((p.fact.key, p.position - back))

@@ -6,9 +6,10 @@ skipped). Pure functions over the facts' sentences.
 from __future__ import annotations
 
 import re
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .sentences import BULLETS, spans
+from .shapes import fragment
 from .types import Fact, Pick
 
 Sentences = Mapping[tuple[str, int], tuple[str, bool]]
@@ -41,7 +42,9 @@ _NO_BULLETS = str.maketrans({ch: " " for ch in BULLETS})
 def next_passages(facts: Sequence[Fact]) -> dict[str, tuple[Fact, int]]:
     """{fact key: (the fact whose passage goes on from it, the position there its own text
     starts)}: the document's next chunk, read past its opening sentences that repeat the
-    end of the passage before (chunks overlap): together, a suffix of that passage."""
+    end of the passage before (chunks overlap): together, a suffix of that passage; or
+    past its opening fragment (the tail of a sentence, in lower case) that the passage
+    before holds, when the overlap ends inside a sentence."""
     by_chunk = {(f.evidence.doc_id, f.evidence.chunk_index): f for f in facts}
     out: dict[str, tuple[Fact, int]] = {}
     for f in facts:
@@ -49,12 +52,17 @@ def next_passages(facts: Sequence[Fact]) -> dict[str, tuple[Fact, int]]:
         if nxt is None:
             continue
         before, joined, position = _bare(f.quote), "", 0
-        for count, (start, end) in enumerate(spans(nxt.quote), start=1):
+        parts = spans(nxt.quote)
+        for count, (start, end) in enumerate(parts, start=1):
             joined = _bare(f"{joined} {nxt.quote[start:end]}")
             if len(joined) > len(before):
                 break
             if before.endswith(joined):
                 position = count          # the longest opening run the passage ends with
+        if position == 0 and parts:       # ... or a sentence's tail the passage holds
+            head = nxt.quote[parts[0][0]:parts[0][1]]
+            if fragment(head) and _bare(head) in before:
+                position = 1
         out[f.key] = (nxt, position)
     return out
 
@@ -86,4 +94,28 @@ def list_items(intro: Pick, items: Sentences, room: int,
     return out
 
 
-__all__ = ["Sentences", "list_items", "next_passages", "opens_list"]
+ITEMS_BACK = 8
+"""How far back (in sentences) a picked list item looks for the sentence introducing it."""
+
+
+def introduction(item: Pick, items: Sentences,
+                  at: Mapping[tuple[str, int], tuple], opens: Callable[[Pick], bool]
+                  ) -> Pick | None:
+    """The sentence introducing a picked item's list ("... can be considered where
+    justified, for example:"), when only items stand between them in the passage: an item
+    read without it says nothing of what it lists."""
+    for back in range(1, ITEMS_BACK + 1):
+        key = (item.fact.key, item.position - back)
+        if key not in items:
+            return None
+        if items[key][1]:
+            continue
+        row = at.get(key)
+        if row is None:
+            return None
+        intro = Pick(row[0], row[1], row[2], row[3], 0.0)
+        return intro if opens(intro) else None
+    return None
+
+
+__all__ = ["Sentences", "introduction", "list_items", "next_passages", "opens_list"]

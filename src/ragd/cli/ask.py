@@ -86,7 +86,9 @@ def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
                         "C; default $RAGD_LLM_URL, else none: the offline extractive path")
     p.add_argument("--model", help="the model name to ask for (default $RAGD_LLM_MODEL)")
     p.add_argument("--scope", help="restrict the evidence to a scope of the profile "
-                   "(pharma-qa: MIXED, FDA, EMA, ICH, SOPS; `ragd profiles show` lists them)")
+                   "(pharma-qa: MIXED, FDA, EMA, ICH, SOPS; `ragd profiles show` lists them); "
+                   "without it, a question naming a source the profile knows ([scope.named]: "
+                   "'Under WHO GMP, ...') is searched within that source first; MIXED: all")
     p.add_argument("--json", action="store_true", help="print the answer JSON")
     p.add_argument("--show-facts", action="store_true",
                    help="print phase A's facts first (FACTS: - \"quote\" (pdf=..., page=..., "
