@@ -26,6 +26,7 @@ from ..retrieval.acronyms import written_out
 from ..retrieval.focus import focus
 from ..retrieval.gather import gather
 from ..retrieval.query import spell_out_parts, validate_query
+from ..retrieval.rerank import remembering
 from ..retrieval.threshold import relevance as relevance_of
 from ..types import Candidate
 from . import audit as _audit
@@ -139,7 +140,8 @@ def answer(question: str, collection: Collection, profile: Profile | str | None 
         del exc
         return result
     spelled = spell_out_parts(q) if prof.retrieval["spell_parts"] else q
-    result = _run(spelled, collection, prof, llm, scope, audit_dir)
+    with remembering():   # the cross-encoder's scores, shared by this answer's stages only
+        result = _run(spelled, collection, prof, llm, scope, audit_dir)
     # the question as asked, in every output; the trace says how it was read
     trace = result.trace
     if spelled != q and not trace.read_as:

@@ -30,20 +30,14 @@ def model_dir() -> Path:
 
 
 class CrossEncoder:
-    """Scores (query, passage) pairs; loads on first use; thread-safe.
-
-    Each pair is read alone, never in a padded batch: the int8 model quantizes its
-    activations with one scale per call, computed over everything the call holds, so a
-    pair read beside others (their padding included) scored up to half a logit apart
-    from the same pair read alone, and which others shared its call decided it. Alone,
-    a pair's score is a function of the pair. On 2 cores it is also faster (no padded
-    tokens): 20 passages of up to 320 tokens in 1.33 s against 1.94 s in batches of 16
-    (under load)."""
+    """Scores (query, passage) pairs; loads on first use; thread-safe."""
 
     name = NAME
 
-    def __init__(self, max_tokens: int = 256, threads: int | None = None) -> None:
+    def __init__(self, max_tokens: int = 256, batch_size: int = 16,
+                 threads: int | None = None) -> None:
         self.max_tokens = int(max_tokens)
+        self.batch_size = int(batch_size)
         self.threads = threads
         self._session: Any = None
         self._tokenizer: Any = None
@@ -69,6 +63,7 @@ class CrossEncoder:
                 # the longer of question and passage gives way first: a question longer
                 # than the whole budget is cut too, never refused
                 tok.enable_truncation(max_length=self.max_tokens, strategy="longest_first")
+                tok.enable_padding()
                 opts = ort.SessionOptions()
                 opts.intra_op_num_threads = self.threads or min(os.cpu_count() or 1, 8)
                 opts.inter_op_num_threads = 1
@@ -83,22 +78,24 @@ class CrossEncoder:
         if not passages:
             return np.zeros(0, dtype=np.float32)
         session, tok = self._load()
-        out = np.empty(len(passages), dtype=np.float32)
-        for i, enc in enumerate(tok.encode_batch([(query, p) for p in passages])):
-            feed = {"input_ids": np.array([enc.ids], dtype=np.int64),
-                    "attention_mask": np.array([enc.attention_mask], dtype=np.int64),
-                    "token_type_ids": np.array([enc.type_ids], dtype=np.int64)}
-            out[i] = np.asarray(session.run(None, feed)[0], dtype=np.float32)[0, 0]
-        return out
+        out = []
+        for start in range(0, len(passages), self.batch_size):
+            enc = tok.encode_batch([(query, p) for p in passages[start:start + self.batch_size]])
+            feed = {"input_ids": np.array([e.ids for e in enc], dtype=np.int64),
+                    "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
+                    "token_type_ids": np.array([e.type_ids for e in enc], dtype=np.int64)}
+            out.append(np.asarray(session.run(None, feed)[0], dtype=np.float32)[:, 0])
+        return np.concatenate(out)
 
 
-_SHARED: dict[int, CrossEncoder] = {}
+_SHARED: dict[tuple[int, int], CrossEncoder] = {}
 _SHARED_LOCK = threading.Lock()
 
 
 def shared(max_tokens: int = 256) -> CrossEncoder:
     """One loaded model per process (the session is thread-safe)."""
     with _SHARED_LOCK:
-        if max_tokens not in _SHARED:
-            _SHARED[max_tokens] = CrossEncoder(max_tokens=max_tokens)
-        return _SHARED[max_tokens]
+        key = (max_tokens, 16)
+        if key not in _SHARED:
+            _SHARED[key] = CrossEncoder(max_tokens=max_tokens)
+        return _SHARED[key]

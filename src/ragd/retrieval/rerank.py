@@ -9,7 +9,9 @@ cross-encoder and orders by that score (ties by doc_id, chunk_index); the score 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Callable, Iterator, Sequence
 
 from ..registry import Registry
 from ..types import Candidate, search_text
@@ -44,19 +46,35 @@ def rerank(query: str, candidates: Sequence[Candidate], model: Any = None,
             for r, i in enumerate(order)]
 
 
-_MEMO: dict[tuple[str, int, str, str], float] = {}
-_MEMO_LIMIT = 4096
+_MEMO: ContextVar[dict[tuple[str, int, str, str], float] | None] = ContextVar(
+    "ragd_rerank_memo", default=None)
+
+
+@contextmanager
+def remembering() -> Iterator[None]:
+    """Within it, a registered model's scores are remembered per (query, passage): an answer
+    reranks its candidates and then validates them with the same model. Only within: the
+    int8 cross-encoder scores a batch with one quantization scale, so a pair's score
+    depends on the batch it was read in, and scores kept across answers would make an
+    answer depend on what the process had scored before (the same question, asked after
+    a re-ingest or another scope, reading other scores than in a fresh process)."""
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
 
 
 def _memo_scores(model: str, max_tokens: int, query: str, texts: Sequence[str]) -> list[float]:
-    """A registered model's scores, remembered for the last few thousand (query, passage)
-    pairs: an answer reranks its candidates and then validates them with the same model."""
+    """A registered model's scores; within :func:`remembering`, remembered."""
+    memo = _MEMO.get()
+    scorer = RERANKERS.get(model)(max_tokens)
+    if memo is None:
+        return [float(v) for v in scorer.score(query, list(texts))]
     keys = [(model, max_tokens, query, t) for t in texts]
-    missing = [i for i, k in enumerate(keys) if k not in _MEMO]
+    missing = [i for i, k in enumerate(keys) if k not in memo]
     if missing:
-        fresh = RERANKERS.get(model)(max_tokens).score(query, [texts[i] for i in missing])
-        if len(_MEMO) + len(missing) > _MEMO_LIMIT:
-            _MEMO.clear()
+        fresh = scorer.score(query, [texts[i] for i in missing])
         for i, value in zip(missing, fresh):
-            _MEMO[keys[i]] = float(value)
-    return [_MEMO[k] for k in keys]
+            memo[keys[i]] = float(value)
+    return [memo[k] for k in keys]
