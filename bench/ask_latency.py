@@ -17,8 +17,8 @@ wall clock), the same of each stage's CPU time (time.process_time: every thread 
 process, onnxruntime's included), and writes bench/results/ask_latency.json. Run it on an
 otherwise idle machine: the wall figure is what one user waits for one question. On a
 shared machine the CPU figures are the steadier ones; compare runs made in the same
-conditions, each in a fresh process (the cross-encoder's scores are remembered within a
-process, so a second pass over the same questions would not run the model).
+conditions, each in a fresh process (the cross-encoder's scores are remembered within one
+answer only, so every question runs the model).
 
     python bench/ask_latency.py --store /tmp/ear   # a copy of an EAR store built before
 """

@@ -3,7 +3,6 @@ checks and the reader read when a question comes wrapped in its story."""
 
 from __future__ import annotations
 
-import importlib
 import random
 import re
 
@@ -100,7 +99,6 @@ def test_the_reranker_reads_the_ask_of_a_long_question(toy_collection, monkeypat
             return [float(len(p)) for p in passages]
 
     monkeypatch.setitem(RERANKERS._items, "recording", lambda tokens=256: Reader())
-    monkeypatch.setattr(importlib.import_module("ragd.retrieval.rerank"), "_MEMO", {})   # scores of an earlier store's run
     settings = {"k": 2, "rerank": "recording", "focus_words": 30}
     got = gather(STORY, toy_collection, settings, toy_collection.profile.plan(k=10))
     assert got.pool, "nothing retrieved"
