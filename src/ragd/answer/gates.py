@@ -45,6 +45,7 @@ from typing import Callable, Sequence
 
 from ..registry import Registry
 from ..text import STOPWORDS, words
+from .named import mentions_part, named_parts
 
 
 @dataclass(frozen=True)
@@ -333,34 +334,11 @@ def holder_asked(draft: Draft) -> str | None:
     return None if any(named.search(s) for s in draft.sentences) else "undetermined"
 
 
-_PART_NOUNS = ("annex", "appendix", "chapter", "article", "schedule", "part", "supplement",
-               "attachment", "exhibit", "volume")
-_ROMAN = r"x{0,3}(?:ix|iv|v?i{0,3})(?<=[ivx])"     # i to xxxix, never empty
-_NAMED_PART = re.compile(r"\b(?P<noun>" + "|".join(_PART_NOUNS) + r")\s+(?:no\.?\s*)?"
-                         r"(?P<number>\d{1,4}[a-z]?|" + _ROMAN + r")\b(?![.(]?\d)", re.I)
-
-
-def named_parts(question: str) -> list[tuple[str, str]]:
-    """The numbered parts a question names, as (noun, number) in lower case ("EU GMP Annex
-    23" → ("annex", "23")); a number that goes on ("Part 11.3", "Article 5(2)") is a
-    reference into the part, read by citation schemes, not a name."""
-    return list(dict.fromkeys((m.group("noun").lower(), m.group("number").lower())
-                              for m in _NAMED_PART.finditer(question)))
-
-
-def _mentions(noun: str, number: str, text: str) -> bool:
-    """Whether ``text`` names the part: "Annex 23", "ANNEX 23", "annex_23", "annex23"."""
-    flat = re.sub(r"[_\-/]+", " ", text)
-    digits = number.lstrip("0") or "0"
-    return bool(re.search(rf"(?<![a-z]){noun}\s*(?:no\.?\s*)?0*{re.escape(digits)}"
-                          r"(?![0-9a-z])", flat, re.I))
-
-
 @ANSWER_CHECKS.register("named_parts")
 def named_parts_check(draft: Draft) -> str | None:
     """A numbered part the question names that no retrieved passage mentions refuses."""
     for noun, number in named_parts(draft.question):
-        if not any(_mentions(noun, number, text) for text in draft.pool):
+        if not any(mentions_part(noun, number, text) for text in draft.pool):
             return "not_in_documents"
     return None
 
