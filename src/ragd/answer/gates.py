@@ -26,6 +26,10 @@ reason, or None to let the answer stand. A check is a pure function of a
   4", "Chapter 9") that no retrieved passage mentions, in its text or its labels (document
   id, title, heading path), asks about a part the collection does not hold:
   ``not_in_documents``.
+* ``named_titles`` — a question naming an instrument by its title ("the proposed EU
+  Critical Medicines Act", "the Windsor Framework") that no retrieved passage mentions, in
+  its text or its labels, asks about an instrument the collection does not hold:
+  ``not_in_documents``.
 * ``holder_asked`` — "Who was the CDER director in 2018?", "Who chaired the working group?"
   asks who held an office: an answer none of whose sentences names the office (director,
   chair, commissioner, ...) in any form does not say who held it, whatever else it says of
@@ -45,7 +49,7 @@ from typing import Callable, Sequence
 
 from ..registry import Registry
 from ..text import STOPWORDS, words
-from .named import mentions_part, named_parts
+from .named import mentions_part, mentions_title, named_parts, named_titles
 
 
 @dataclass(frozen=True)
@@ -343,6 +347,15 @@ def named_parts_check(draft: Draft) -> str | None:
     return None
 
 
+
+@ANSWER_CHECKS.register("named_titles")
+def named_titles_check(draft: Draft) -> str | None:
+    """An instrument the question names by title that no retrieved passage mentions refuses."""
+    for title in named_titles(draft.question):
+        if not any(mentions_title(title, text) for text in draft.pool):
+            return "not_in_documents"
+    return None
+
 __all__ = ["ANSWER_CHECKS", "AnswerCheck", "Draft", "asked_action", "asked_group", "asked_office",
-           "asks_wording", "named_parts", "numbers_in", "run_checks", "stated_figures",
+           "asks_wording", "named_parts", "named_titles", "numbers_in", "run_checks", "stated_figures",
            "unsupplied", "usual_or_current"]
