@@ -192,6 +192,18 @@ def test_the_condition_an_ask_is_asked_under_stays_with_it():
           "tender finally delivers the verified images it promised us by the end of this "
           "month, can we get rid of the paper originals?")
     assert focus(q3, 30, SOURCES) == "can we get rid of the paper originals?"
+    # ... unless the ask's pronoun stands for what it tells of: "do they have to ..." asks
+    # nothing without the user it refers to
+    q4 = (STORY_OPENING + "if a user signs several batch records during one continuous "
+          "login session with a password-based e-signature, do they have to enter both the "
+          "user ID and the password every time?")
+    assert focus(q4, 30, SOURCES) == ("if a user signs several batch records during one "
+                                      "continuous login session with a password-based "
+                                      "e-signature do they have to enter both the user ID "
+                                      "and the password every time?")
+    q5 = q4.replace("do they have to enter", "does the system ask for")
+    assert focus(q5, 30, SOURCES) == ("does the system ask for both the user ID and the "
+                                      "password every time?")
 
 
 @pytest.mark.parametrize(("tail", "ask"), [

@@ -23,7 +23,10 @@ pieces carrying an embedded question ("unsure whether that is allowed under ..."
 those, the whole question. A piece naming the source asked of ("According to FDA's
 guidance on ...,", "Under EU GMP Annex 1,"; the profile's ``focus_sources`` say what a source
 is called) stays with the ask: the cross-encoder reading
-the ask without it scores the very passages it names below its floor.
+the ask without it scores the very passages it names below its floor. So does the condition
+the ask is asked under, joined to it by a comma ("if ..., can we ...?"), when short, or at
+any length when the ask's pronoun stands for what it tells of ("if a user signs ..., do
+they have to ...?").
 """
 
 from __future__ import annotations
@@ -89,12 +92,19 @@ CONDITION_WORDS = 16     # a condition this long or shorter stays with its ask
 LABEL_WORDS = 6          # a lead-in this long or shorter naming a text stays with the ask
 
 
-def _condition(tokens: list[str], asks_next: bool) -> bool:
+_BACK = {"they", "it", "he", "she", "them", "its", "their"}
+BACK_WITHIN = 3          # an ask opening with a pronoun within this many words refers back
+
+
+def _condition(tokens: list[str], asks_next: bool, refers: bool = False) -> bool:
     """Whether a piece is the condition the ask after it (joined by a comma) is asked
-    under: it opens with "if", "once", "when" ..., is short and asks nothing itself
-    ("before designing anything I would like to understand why ..." is the story's)."""
+    under: it opens with "if", "once", "when" ..., asks nothing itself, and is short
+    ("before designing anything I would like to understand why ..." is the story's) or
+    is what the ask's pronoun stands for (``refers``: "if a user signs several records
+    during one continuous session ..., do *they* have to enter both ...?" asks nothing
+    without it)."""
     return asks_next and bool(tokens) and tokens[0] in _CONDITIONS \
-        and len(tokens) <= CONDITION_WORDS and not _EMBEDDED & set(tokens[1:])
+        and (len(tokens) <= CONDITION_WORDS or refers) and not _EMBEDDED & set(tokens[1:])
 
 
 def _label(piece: str, tokens: list[str]) -> bool:
@@ -175,7 +185,8 @@ def focus(question: str, min_words: int, sources: Collection[str] = ()) -> str:
     kept = [i for i, p in enumerate(pieces) if p in asking
             or _designates(p, tokens[i], sources) or _label(p, tokens[i])
             or _condition(tokens[i], i + 1 < len(pieces) and pieces[i + 1] in asking
-                          and clauses[i + 1])
+                          and clauses[i + 1],
+                          i + 1 < len(pieces) and bool(_BACK & set(tokens[i + 1][:BACK_WITHIN])))
             or i in rest]
     if len(kept) == len(pieces):
         return question
