@@ -29,6 +29,9 @@ from ragd.answer.named import mentions_title, named_titles
     ("Does the Act apply to exports?", []),
     ("Under 21 CFR Part 11, what is an electronic signature?", []),
     ("What does the regulation say about the code of practice?", []),
+    # in capitals or title case, case names nothing
+    ("WHAT IS THE PUNISHMENT FOR THEFT UNDER THE INDIAN PENAL CODE?", []),
+    ("What Is The Retention Period Under This Code?", []),
 ])
 def test_named_titles_reads_the_titles_a_question_gives(question, titles):
     assert named_titles(question) == titles

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from ..text import STOPWORDS
+
 _PART_NOUNS = ("annex", "appendix", "chapter", "article", "schedule", "part", "supplement",
                "attachment", "exhibit", "volume")
 _ROMAN = r"x{0,3}(?:ix|iv|v?i{0,3})(?<=[ivx])"     # i to xxxix, never empty
@@ -39,6 +41,9 @@ _JOINERS = frozenset({"of", "and", "for", "on", "the", "in", "to", "&"})
 _CONTINUE = frozenset({"of", "on"})
 """Joiners that go on with a title after its noun ("Code of Federal Regulations",
 "Convention on ..."); any other ends it ("the ... Directive and the ... Framework")."""
+CASED_SHARE = 0.5
+"""Above this share of its small words ("the", "is", "for" ...) capitalised, a question is
+written in capitals or title case, and its case names nothing."""
 _BREAK = re.compile(r"[,;:?!()\[\]\"“”]|\.(?=\s|$)")
 
 
@@ -59,8 +64,12 @@ def named_titles(question: str) -> list[str]:
     title noun (Act, Directive, Regulation(s), Framework, Code, ...), with at least one
     capitalised word before that noun. A sentence's first word is capitalised by grammar, so
     it never starts a title; a leading short form ("EU", "US", "FD&C") is dropped when words
-    are left before the noun, as documents often write the title without it.
+    are left before the noun, as documents often write the title without it. A question
+    written in capitals or title case (its small words capitalised) names none this way.
     """
+    small = [w for w in question.split()[1:] if w.lower().strip(",.;:?!") in STOPWORDS]
+    if small and sum(_capital(w) for w in small) > CASED_SHARE * len(small):
+        return []                   # written in capitals or title case: case tells nothing
     out: list[str] = []
     start = 0
     for cut in [*_BREAK.finditer(question), None]:
