@@ -59,6 +59,28 @@ def test_batches_are_exact_and_queries_carry_the_instruction(bge):
                           bge.embed_documents([bge_module.QUERY_PREFIX + TEXTS[0]])[0])
 
 
+_WORDS = "electronic signature batch record aspirin infarction market rates".split()
+SAME_LENGTH = [" ".join(_WORDS[i:] + _WORDS[:i]) for i in range(0, 8, 2)]  # one length
+
+
+def test_a_query_has_one_vector_whatever_it_is_embedded_with(bge):
+    """The int8 graph quantizes a call's activations at one scale, so texts run in one batch
+    read other vectors than alone; queries are therefore embedded one by one, and
+    ``embed_queries`` (``retrieve_many``) gives the vectors ``embed_query`` (``retrieve``)
+    does."""
+    lengths = bge.count_tokens(SAME_LENGTH)
+    assert len(bge.batches(lengths)) == 1            # documents of these lengths share a call
+    together = bge.embed_documents(SAME_LENGTH)
+    alone = np.stack([bge.embed_documents([t])[0] for t in SAME_LENGTH])
+    assert not np.array_equal(together, alone)        # (why bge is not batch_invariant)
+    assert min(float(a @ b) for a, b in zip(together, alone)) > 0.99
+    assert not bge.batch_invariant
+    queries = bge.embed_queries(SAME_LENGTH)
+    for text, vector in zip(SAME_LENGTH, queries):
+        assert np.array_equal(vector, bge.embed_query(text))
+    assert bge.embed_queries([]).shape == (0, 384)
+
+
 def test_reads_512_tokens(bge):
     head = "export " * 520
     assert np.array_equal(bge.embed_documents([head + "banana " * 50])[0],

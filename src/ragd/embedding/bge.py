@@ -45,6 +45,7 @@ class BgeSmallEmbedder(MiniLMEmbedder):
     dims = 384
     version = f"onnx-int8-sha256:{MODEL_SHA256[:16]}"
     pooling = "cls"
+    batch_invariant = False    # its int8 graph quantizes each call's activations at one scale
 
     def __init__(self, batch_size: int = 32, threads: int | None = None,
                  max_tokens: int = MAX_TOKENS) -> None:

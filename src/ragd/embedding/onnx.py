@@ -141,10 +141,22 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self._run([self._tokenizer().encode(self.query_prefix + text)])[0]
 
+    batch_invariant = True
+    """Whether a text's vector is the same, bit for bit, in any batch: then queries are
+    embedded in batches as documents are. An int8 model quantizing each call's activations
+    with one scale gives a vector that depends on what shares its call; its queries are
+    embedded one by one, so :meth:`embed_queries` (``retrieve_many``) gives the vectors
+    :meth:`embed_query` (``retrieve``) does."""
+
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """:meth:`embed_query` of each text, batched as documents are: the model reads a
-        query as it reads a passage (after ``query_prefix``), and a vector does not depend
-        on its batch."""
+        """:meth:`embed_query` of each text, bit for bit: batched as documents are when the
+        model is :attr:`batch_invariant` (it reads a query as a passage, after
+        ``query_prefix``), else one by one."""
+        if not self.batch_invariant:
+            out = np.zeros((len(texts), self.dims), dtype=np.float32)
+            for i, text in enumerate(texts):
+                out[i] = self.embed_query(text)
+            return out
         return self.embed_documents([self.query_prefix + t for t in texts])
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
