@@ -15,7 +15,12 @@ any part of the same section (``EAR-736.1(c)`` for ``EAR-736.1(b)``): the eviden
 section, the issue's measure. Reported overall, per form and per part, with every miss
 listed (its top results) for the failure analysis.
 
-    python bench/ear_recall150.py [--k 5]
+    python bench/ear_recall150.py [--k 5] [--bge always|never|questions]
+
+``--bge``: the same questions on a store of the corpus embedded with bge-small-en-v1.5
+(bench/.cache/ear-bge, built on first use, about a minute), queries read after its
+instruction always, never or when they ask (the model's default); results then go to
+bench/results/ear_recall150_bge_INSTRUCTION.json.
 
 Writes bench/results/ear_recall150.json.
 """
@@ -57,10 +62,25 @@ def section_of(ident: str) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--bge", choices=("always", "never", "questions"),
+                    help="search a bge-small store of the corpus instead (queries read after "
+                         "the instruction always, never or when they ask)")
     args = ap.parse_args()
     from ask_latency import _collection
 
-    coll = _collection("ear")
+    if args.bge:
+        from ragd import ingest, open_collection
+        from ragd.embedding import make_embedder
+
+        from ask_latency import CACHE, CORPUS
+        embedder = make_embedder({"kind": "bge-small", "instruction": args.bge})
+        store = CACHE / "ear-bge"
+        fresh = not store.exists()
+        coll = open_collection(store, "ear", embedder, create=True, profile="ear")
+        if fresh or coll.store.stats("ear")["documents"] == 0:
+            assert ingest([CORPUS], coll).failed == 0
+    else:
+        coll = _collection("ear")
     lines = GOLDEN.read_text(encoding="utf-8").splitlines()
     questions = [json.loads(line) for line in lines if line.strip()]
     questions = [q for q in questions if not q.get("header")]
@@ -94,13 +114,15 @@ def main() -> int:
     table = {name: {"questions": len(g), "section": recall(g, "section_rank"),
                     "strict": recall(g, "strict_rank"), "lenient": recall(g, "lenient_rank")}
              for name, g in sorted(groups.items())}
-    print(f"EAR evidence-section recall@{args.k}, profile ear, {len(rows)} questions")
+    print(f"EAR evidence-section recall@{args.k}, profile ear, {len(rows)} questions"
+          + (f", bge-small (instruction: {args.bge})" if args.bge else ""))
     print(f"{'group':<14}{'n':>5}{'section':>9}{'strict':>9}{'lenient':>9}")
     for name, m in table.items():
         print(f"{name:<14}{m['questions']:>5}{m['section']:>9.3f}{m['strict']:>9.3f}"
               f"{m['lenient']:>9.3f}")
     misses = [r for r in rows if r["strict_rank"] is None or r["section_rank"] is None]
-    RESULTS.write_text(json.dumps({"k": args.k, "metrics": table, "misses": misses,
+    out = RESULTS.with_name(f"ear_recall150_bge_{args.bge}.json") if args.bge else RESULTS
+    out.write_text(json.dumps({"k": args.k, "metrics": table, "misses": misses,
                                    "rows": rows}, indent=1) + "\n")
     return 0
 

@@ -47,16 +47,39 @@ def test_a_passage_that_answers_outranks_others(bge):
         assert scores[i] - np.sort(scores)[-2] > 0.1
 
 
-def test_batches_are_exact_and_queries_carry_the_instruction(bge):
+def test_batches_are_exact_and_questions_carry_the_instruction(bge):
     batch = bge.embed_documents(TEXTS)
     single = np.stack([bge.embed_documents([t])[0] for t in TEXTS])
     assert np.array_equal(batch, single)
-    queries = bge.embed_queries(TEXTS[:2])
-    assert np.array_equal(queries[0], bge.embed_query(TEXTS[0]))
-    # a query is read after the retrieval instruction, a passage as it is
-    assert not np.array_equal(queries[0], batch[0])
-    assert np.array_equal(queries[0],
-                          bge.embed_documents([bge_module.QUERY_PREFIX + TEXTS[0]])[0])
+    # a question is read after the retrieval instruction ...
+    question = "What is an electronic signature?"
+    assert np.array_equal(bge.embed_query(question),
+                          bge.embed_documents([bge_module.QUERY_PREFIX + question])[0])
+    # ... a claim or keywords as a passage is
+    for claim in (TEXTS[1], "electronic signature definition"):
+        assert np.array_equal(bge.embed_query(claim), bge.embed_documents([claim])[0])
+    queries = bge.embed_queries([question, TEXTS[1]])
+    assert np.array_equal(queries[0], bge.embed_query(question))
+    assert np.array_equal(queries[1], bge.embed_query(TEXTS[1]))
+    # "always" reads every query after it (as MTEB runs the model), "never" none
+    always = make_embedder({"kind": "bge-small", "instruction": "always"})
+    never = make_embedder({"kind": "bge-small", "instruction": "never"})
+    assert always.spec() == {"kind": "bge-small", "instruction": "always"}
+    assert np.array_equal(always.embed_query(TEXTS[1]),
+                          bge.embed_documents([bge_module.QUERY_PREFIX + TEXTS[1]])[0])
+    assert np.array_equal(never.embed_query(question), bge.embed_documents([question])[0])
+    with pytest.raises(ConfigError):
+        make_embedder({"kind": "bge-small", "instruction": "sometimes"})
+
+
+@pytest.mark.parametrize("query, asking", [
+    ("What is an electronic signature?", True), ("does 21 CFR 11 apply to faxes", True),
+    ("Can I export EAR99 items to Cuba", True), ("  how long are records kept", True),
+    ("Aspirin lowers the risk of a second infarction.", False),
+    ("electronic signature definition", False), ("Whatever the batch, retest it.", False),
+    ("Isolators reduce contamination", False)])
+def test_a_question_is_told_from_a_claim(query, asking):
+    assert bge_module.asks(query) is asking
 
 
 _WORDS = "electronic signature batch record aspirin infarction market rates".split()
