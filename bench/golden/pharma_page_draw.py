@@ -1,6 +1,6 @@
 """The seeded random draw of pages the fresh pharma-qa golden sets were written on.
 
-``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14 [-v]`` prints the drawn pages
+``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15 [-v]`` prints the drawn pages
 (``-v``: the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 ``random.Random(seed)`` throughout:
 
@@ -12,8 +12,10 @@ A PDF already drawn twice, a page already drawn, or a page of an earlier set (``
 its golden file's expected_pages; a name or a list of names, read from
 ``PHARMA_GOLDEN`` or this file's folder) is redrawn; so is a page with under 600 characters of
 text, a table of contents (dot leaders), a reference list, or one of the set's
-``manual_skip`` pages (judged by reading; the reason is kept). The PDFs are read from
-``PHARMA_PDFS`` or ``../shared/data/pharma-pdfs`` beside the checkout.
+``manual_skip`` pages (judged by reading; the reason is kept). A folder with no acceptable
+page left is passed over in phase 1 without a draw (logged ``pool-exhausted``; first met in
+fresh15, whose ``others`` folder is used up, so earlier sets draw as before). The PDFs are
+read from ``PHARMA_PDFS`` or ``../shared/data/pharma-pdfs`` beside the checkout.
 """
 
 from __future__ import annotations
@@ -118,6 +120,22 @@ SETS = {
             "no guidance content",
         ("who/trs957-annex5-who-good-distribution-practices-for-pharmaceutical-products.pdf",
          30): "reference list (WHO Technical Report Series titles) only; no guidance content"}},
+    "fresh15": {"seed": 20261206, "prefix": "ph-t",
+                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
+                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl", "pharma_fresh11.jsonl",
+                            "pharma_fresh12.jsonl", "pharma_fresh13.jsonl", "pharma_fresh14.jsonl"],
+                "manual_skip": {
+        (_IMPD, 41): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        ("others/MHRA_GxP_data_integrity_guide_March_edited_Final.pdf", 21):
+            "reference list (section 8 References, titles and URLs) and revision history only; "
+            "no guidance content",
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 9): _CHECKLIST,
+        ("who/trs1033-annex4-guideline-on-data-integrity.pdf", 19):
+            "reference list (further reading: PIC/S, ISPE, PDA, ICH titles) without a heading; "
+            "no guidance content",
+        ("ich/Q8(R2) Guideline.pdf", 2): "document history table (steps and dates) only; no "
+                                         "running text"}},
 }
 PAGES = 26
 
@@ -169,7 +187,18 @@ def draw(name: str, text: dict[str, list[str]]) -> tuple[list[tuple[str, int]], 
     drawn: list[tuple[str, int]] = []
     log: list[tuple] = []
 
+    def acceptable(pdf: str, page: int) -> bool:
+        return ((pdf, page) not in drawn
+                and page not in exclude.get(os.path.basename(pdf), ())
+                and not (auto_skip(text[pdf][page - 1])
+                         or spec["manual_skip"].get((pdf, page))))
+
     def one(pool: list[str], phase: str) -> None:
+        if not any(used.get(pdf, 0) < 2 and any(acceptable(pdf, page)
+                                                for page in range(1, len(text[pdf]) + 1))
+                   for pdf in pool):
+            log.append((phase, None, None, "pool-exhausted"))
+            return
         while True:
             pdf = rng.choice(pool)
             if used.get(pdf, 0) >= 2:
