@@ -347,7 +347,6 @@ def named_parts_check(draft: Draft) -> str | None:
     return None
 
 
-
 @ANSWER_CHECKS.register("named_titles")
 def named_titles_check(draft: Draft) -> str | None:
     """An instrument the question names by title that no retrieved passage mentions refuses."""
@@ -356,6 +355,7 @@ def named_titles_check(draft: Draft) -> str | None:
             return "not_in_documents"
     return None
 
+
 __all__ = ["ANSWER_CHECKS", "AnswerCheck", "Draft", "asked_action", "asked_group", "asked_office",
-           "asks_wording", "named_parts", "named_titles", "numbers_in", "run_checks", "stated_figures",
-           "unsupplied", "usual_or_current"]
+           "asks_wording", "named_parts", "named_titles", "numbers_in", "run_checks",
+           "stated_figures", "unsupplied", "usual_or_current"]
