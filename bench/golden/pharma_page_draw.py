@@ -1,6 +1,6 @@
 """The seeded random draw of pages the fresh pharma-qa golden sets were written on.
 
-``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15 [-v]`` prints the drawn pages
+``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16 [-v]`` prints the drawn pages
 (``-v``: the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 ``random.Random(seed)`` throughout:
 
@@ -136,6 +136,38 @@ SETS = {
             "no guidance content",
         ("ich/Q8(R2) Guideline.pdf", 2): "document history table (steps and dates) only; no "
                                          "running text"}},
+    "fresh16": {"seed": 20261207, "prefix": "ph-v",
+                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
+                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl", "pharma_fresh11.jsonl",
+                            "pharma_fresh12.jsonl", "pharma_fresh13.jsonl", "pharma_fresh14.jsonl",
+                            "pharma_fresh15.jsonl"],
+                "manual_skip": {
+        (_IMPD, 1): "title page (agency address and adoption/consultation timeline only)",
+        (_IMPD, 37): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        (_IMPD, 40): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        (_IMPD, 41): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        ("fda/21 Code of Federal Regulations_210_211.pdf", 4):
+            "table of contents of Part 211 (section numbers and titles) only; no guidance content",
+        ("fda/Analytical-Procedures-and-Methods-Validation-for-Drugs-and-Biologics.pdf", 2):
+            "title page (office addresses, telephone numbers, URLs, issue date) only",
+        ("fda/Investigating OOS Test Results.pdf", 2):
+            "title page (office address, telephone numbers, URL, issue date) only",
+        ("ich/Q12_Annexes_Step4_2019_1119.pdf", 6): "table of ranges and reporting categories "
+                                                    "per approach (three columns) with no running "
+                                                    "text; column membership lost in extracted text",
+        ("others/MHRA_GxP_data_integrity_guide_March_edited_Final.pdf", 21):
+            "reference list (section 8 References, titles and URLs) and revision history only; "
+            "no guidance content",
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 9): _CHECKLIST,
+        ("pic_s/PI 011-3 Recommendation on Computerised Systems.pdf", 53):
+            "list of abbreviations (acronyms and their expansions) only; no guidance content",
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 18): _CHECKLIST,
+        ("who/trs1033-annex4-guideline-on-data-integrity.pdf", 19):
+            "reference list (further reading: PIC/S, ISPE, PDA, ICH titles) without a heading; "
+            "no guidance content"}},
 }
 PAGES = 26
 
