@@ -259,3 +259,60 @@ def test_a_line_on_one_page_of_two_is_not_a_running_line():
     pages = [["Purpose"] + body(0, 60), ["Scope"] + body(1, 60)]
     text = "\n".join(c.text for c in chunk_document(pdf_doc(pages), POLICY))
     assert "Purpose" in text and "Scope" in text
+
+
+def test_a_books_running_lines_on_one_side_only_are_dropped():
+    # a report printing its series on every left page and the annex's title on every right
+    # one (page numbers glued to them): neither is on half of all pages, nor 3 in 4 pages
+    pages = [[f"{300 + i}WHO Technical Report Series, No. 1010, 2018",
+              "WHO Expert Committee on Specifications Fifty-second report"] + body(i)
+             if i % 2 else ["Annex 10", str(300 + i)] + body(i) for i in range(9)]
+    pages[0] = ["Annex 10", "1. Introduction"] + body(0)       # the first page: its own top
+    chunks = chunk_document(pdf_doc(pages), POLICY)
+    text = "\n".join(c.text for c in chunks)
+    for gone in ("Technical Report Series", "Expert Committee", "Annex 10"):
+        assert gone not in text
+    assert {c.metadata.get("section") for c in chunks} == {"1. Introduction"}
+    assert all(f"Sentence {i}.0 " in text for i in range(9))
+
+
+def test_a_line_on_a_few_pages_of_one_side_is_kept():
+    # a heading at the top of two left pages of ten is content, not a running line
+    pages = [body(i) for i in range(10)]
+    pages[2] = ["Operations"] + pages[2]
+    pages[6] = ["Operations"] + pages[6]
+    text = "\n".join(c.text for c in chunk_document(pdf_doc(pages), POLICY))
+    assert text.count("Operations") == 2
+
+
+def test_footnotes_table_rows_and_cross_references_are_no_headings():
+    from ragd.chunking.pdf_pages import _is_heading
+
+    for not_one in ("12 See footnote 9.", "24 See id. at Section 3.37.", "29 300 Not",
+                    "3 520 000 Not", "90–110% average recovery of spiked DS",
+                    "30 °C ± 2 °C/75% RH ± 5% RH", "64% to 150% for a specification",
+                    "Section V.A.1 above.", "Part I Section 5.34)", "2 October 2020)"):
+        assert not _is_heading(not_one), not_one
+    for heading in ("7. Data Storage", "§ 11.10 Controls for closed systems.", "4.1 Records",
+                    "4 Premises", "10 Quality Control (QC)", "Annex 17", "210.3 Definitions",
+                    "Chapter 5: Production", "1 - Scope", "II.8 Quality Risk Management",
+                    "Appendix 2. Illustrative Examples", "CHAPTER 4", "3. Glossary"):
+        assert _is_heading(heading), heading
+
+
+def test_a_numbered_paragraphs_wrapped_first_line_is_no_heading():
+    paras = paragraphs(["14.5 All materials and products should be stored under the appropriate",
+                        "conditions established by the manufacturer.",
+                        "3. Glossary", "accelerated testing. Studies designed to increase ..."])
+    assert paras == [("14.5 All materials and products should be stored under the appropriate "
+                      "conditions established by the manufacturer.", False),
+                     ("3. Glossary", True),
+                     ("accelerated testing. Studies designed to increase ...", False)]
+
+
+def test_a_footnote_does_not_become_the_section_of_the_next_pages():
+    pages = [["4. DOCUMENTATION"] + body(0, 60) + ["12 See footnote 9."],
+             body(1, 60) + ["24 See id. at Section 3.37."], body(2, 60)]
+    chunks = chunk_document(pdf_doc(pages), POLICY)
+    assert {c.metadata.get("section") for c in chunks} == {"4. DOCUMENTATION"}
+    assert "12 See footnote 9." in "\n".join(c.text for c in chunks)     # kept as text

@@ -33,9 +33,12 @@ def _key(line: str) -> str:
 
 def furniture(pages: Sequence[list[str]], edge: int, share: float) -> set[str]:
     """Keys of lines recurring at the top or bottom of pages: running headers and footers
-    of the document (on ``share`` of its pages, and 3 or more) or of a part of it (on 3
-    pages within 4 consecutive ones, as an annex's title over each of its pages). In a
-    document of 2 pages, a line at the edges of both is one (a print's header or footer)."""
+    of the document (on ``share`` of its pages, and 3 or more), of one side of a book
+    (on ``share`` of its left or of its right pages, and 3 or more: a report printing its
+    series on every left page, "338 WHO Technical Report Series, No. 1010, 2018", and
+    the annex's title on every right one) or of a part of it (on 3 pages within 4
+    consecutive ones, as an annex's title over each of its pages). In a document of 2
+    pages, a line at the edges of both is one (a print's header or footer)."""
     if len(pages) < 2:
         return set()
     where: dict[str, list[int]] = {}
@@ -45,8 +48,14 @@ def furniture(pages: Sequence[list[str]], edge: int, share: float) -> set[str]:
             if key:
                 where.setdefault(key, []).append(number)
     need = max(min(3, len(pages)), share * len(pages))
+    side = [max(3, share * len(range(parity, len(pages), 2))) for parity in (0, 1)]
+
+    def one_side(at: list[int]) -> bool:
+        return any(sum(1 for n in at if n % 2 == parity) >= side[parity] for parity in (0, 1))
+
     return {k for k, at in where.items()
-            if len(at) >= need or any(at[i + 2] - at[i] <= 3 for i in range(len(at) - 2))}
+            if len(at) >= need or one_side(at)
+            or any(at[i + 2] - at[i] <= 3 for i in range(len(at) - 2))}
 
 
 def _drop(line: str) -> bool:

@@ -16,8 +16,10 @@ document, before chunking:
   chain skips it;
 * **page furniture** — a line in the top or bottom ``edge_lines`` (4) lines of a page that
   recurs (its words; numbers aside) on at least ``furniture_share`` of the pages (and on 3
-  or more; on both pages of a 2-page document), or on 3 pages within 4 consecutive ones (a
-  part's running title), is a running header or footer and is dropped, as are page-number
+  or more; on both pages of a 2-page document), on at least that share of its left pages
+  or of its right pages (a book's running lines, one side each), or on 3 pages within 4
+  consecutive ones (a part's running title), is a running header or footer and is dropped,
+  as are page-number
   lines (``12``, ``- 12 -``, ``Page 3 of 17``) and boilerplate lines (``All rights
   reserved``, ``© ICH 2023``). So is an edge line citing the document itself with a date or
   a paragraph reference (``21 CFR 211.180 (Feb. 12, 2026)``, ``21 CFR 211.180(f)``: its
@@ -182,14 +184,35 @@ def strip_line_numbers(pages: Sequence[list[str]]) -> list[list[str]]:
 _JOINERS = frozenset("a an and as at by for from in of on or the to with".split())
 
 
+_CROSS_REFERENCE = frozenset({"above", "below"})
+# a footnote's text after its number: "12 See footnote 9.", "24 See id. at Section 3.37."
+_FOOTNOTE = re.compile(r"(?:see|id|ibid|cf)\b", re.I)
+
+
+def _not_a_title(text: str, start: int) -> bool:
+    """Whether what follows a line's number (from ``start``) is a table's row or a range,
+    not a heading's title: another figure after a space ("29 300 Not", "22 0.07” to"), a
+    unit or a sign ("30 °C ± 2 °C", "64% to 150%"), a dash or slash glued to the number
+    ("90–110% average recovery"). A figure glued to it is the number's own ("210.3
+    Definitions", "Annex 17"); a dash after a space may open a title ("1 - Scope")."""
+    first = text[start:start + 1]
+    glued = start > 0 and not text[start - 1].isspace()
+    return first in ("%", "±", "°") or (first.isdigit() and not glued) \
+        or (first in ("–", "-", "/") and glued)
+
+
 def _is_heading(line: str) -> bool:
     """A heading line: short, not a wrapped sentence; numbered (``7. Data Storage``,
-    ``§ 11.10 Controls for closed systems.``, ``CHAPTER 4``) or in capitals."""
+    ``§ 11.10 Controls for closed systems.``, ``CHAPTER 4``) or in capitals. Not a
+    footnote (``12 See footnote 9.``), a table's row (``29 300 Not``), a cross-reference
+    (``Section V.A.1 above.``) nor the tail of a parenthesis (``Part I Section 5.34)``)."""
     text = line.strip()
     words = text.split()
     if not words or len(words) > 12 or len(text) > 90:
         return False
-    if text.endswith((",", ";", "-")) or words[-1].lower() in _JOINERS:
+    if text.endswith((",", ";", "-")) or words[-1].lower() in _JOINERS \
+            or words[-1].lower().rstrip(".") in _CROSS_REFERENCE \
+            or text.count(")") > text.count("("):
         return False
     letters = [ch for ch in text if ch.isalpha()]
     if len(letters) < 3:
@@ -198,11 +221,26 @@ def _is_heading(line: str) -> bool:
     if numbered and text[0] not in "-–—•":
         rest = text[numbered.end() - 1:]
         if rest[:1].islower() or re.search(r"[a-z]\. +[A-Z]", rest) or (
-                text.endswith(".") and len(words) > 8) or len(text) > 70:
+                text.endswith(".") and len(words) > 8) or len(text) > 70 \
+                or _not_a_title(text, numbered.end() - 1) or _FOOTNOTE.match(rest):
             return False
         return True
     caps = sum(ch.isupper() for ch in letters) / len(letters)
     return caps > 0.8 and len(letters) >= 4 and not text.endswith(".")
+
+
+WRAPPED_WORDS = 6
+"""A numbered line this long or longer, the next line going on in lower case, is the first
+line of a numbered paragraph ("14.5 All materials and products should be stored under the
+appropriate" / "conditions ..."), not a heading; a short one ("3. Glossary" over a glossary's
+lower-case terms) is."""
+
+
+def _wraps_on(line: str, after: list[str]) -> bool:
+    """Whether ``line``, a numbered heading by its own look, is a paragraph's first line
+    wrapped onto the next (:data:`WRAPPED_WORDS`)."""
+    return bool(after) and after[0][:1].islower() and not _ITEM.match(after[0]) \
+        and len(line.split()) >= WRAPPED_WORDS and bool(_HEADING_NUMBERED.match(line))
 
 
 def paragraphs(lines: list[str]) -> list[tuple[str, bool]]:
@@ -217,11 +255,9 @@ def paragraphs(lines: list[str]) -> list[tuple[str, bool]]:
             out.append((" ".join(current.split()), False))
         current = ""
 
-    for raw in lines:
-        line = raw.strip()
-        if not line:
-            continue
-        heading = _is_heading(line)
+    body = [raw.strip() for raw in lines if raw.strip()]
+    for at, line in enumerate(body):
+        heading = _is_heading(line) and not _wraps_on(line, body[at + 1:at + 2])
         starts_item = bool(_ITEM.match(line))
         if heading:
             close()
@@ -287,9 +323,11 @@ def chunk_pdf(doc: Document, policy: ChunkPolicy, count_tokens: TokenCounter) ->
     return out
 
 
-VERSION = 3
+VERSION = 5
 """The chunker's version (stores re-chunk what an older one made): 2 drops line numbers;
-3 drops the furniture of 1- and 2-page prints (their self-citations, headers on both pages)."""
+3 drops the furniture of 1- and 2-page prints (their self-citations, headers on both pages);
+4 drops a book's running lines on one side only (every left page, or every right one);
+5 reads no footnote, table row, cross-reference or wrapped first line as a heading."""
 
 register_chunker("pdf_pages", chunk_pdf, formats=("pdf", "text"), version=VERSION,
                  options={"edge_lines": int, "furniture_share": float},
