@@ -703,3 +703,20 @@ def test_a_picked_list_item_brings_the_sentence_introducing_its_list():
     assert intro not in [p.text for p in synthesize(terms, w, [scribes], max_sentences=6,
                                                      min_coverage=0.2, follow=0)]
     assert enumerates is not None and callable(introduction)
+
+
+def test_a_picked_sentence_is_not_followed_into_the_next_glossary_entry():
+    # "follow" brings what continues a picked sentence; the next entry of a glossary
+    # ("semi-permeable containers. Containers that ...") defines something else
+    quote = ("For labile substances a shelf life is more appropriate than a retest period. "
+             "The same may be true for certain antibiotics. semi-permeable containers. "
+             "Containers that allow the passage of solvent, usually water. Transport is "
+             "driven by a partial-pressure gradient.")
+    q = "When should a shelf life rather than a retest period be given to labile substances?"
+    terms = question_terms(q)
+    picked = [p.text for p in synthesize(terms, weights(terms, [set(analyze(quote))]),
+                                         [fact(1, quote)], max_sentences=4, min_coverage=0.3,
+                                         fragments=False, follow=2)]
+    assert picked[0].startswith("For labile substances")
+    assert "The same may be true for certain antibiotics." in picked
+    assert not any("semi-permeable" in t or "Transport" in t for t in picked), picked

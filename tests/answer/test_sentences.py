@@ -75,3 +75,16 @@ def test_a_glossary_with_its_terms_in_lower_case_is_read_entry_by_entry():
     # one such place in a passage is a chance, not a glossary; nor is an abbreviation's stop
     assert len(spans("The rest is normal text. lower words And so on.")) == 1
     assert len(spans("It is approx. the Agency view. It is ca. the Office rule.")) == 2
+
+
+def test_a_lone_glossary_term_is_read_as_one_when_its_definition_restates_it():
+    # a chunk cut from a WHO glossary may hold one entry only: "term." then the definition
+    # naming the term's noun again is a glossary, not a chance
+    quote = ("The same may be true for certain antibiotics. semi-permeable containers. "
+             "Containers that allow the passage of solvent. The mechanism is adsorption.")
+    assert _texts(quote) == ["The same may be true for certain antibiotics.",
+                             "semi-permeable containers. Containers that allow the passage "
+                             "of solvent.", "The mechanism is adsorption."]
+    # one term its definition does not restate is still a chance
+    assert _texts("A single entry closes the text. lone term. Its definition is here.") == [
+        "A single entry closes the text. lone term.", "Its definition is here."]

@@ -324,7 +324,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         step = 1
         while True:                         # the sentences that continue it
             row = at.get((p.fact.key, p.position + step))
-            if row is None or room() <= 0 or _defines_other(row[1], define):
+            if row is None or room() <= 0 or _defines_other(row[1], define) \
+                    or term_first(row[1]):
                 break                       # (a glossary's next entry does not continue it)
             if step > follow and not _QUALIFIES.match(row[1]):
                 break                       # (past ``follow``, only what qualifies the last)

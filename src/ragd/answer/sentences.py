@@ -42,12 +42,27 @@ def term_first(sentence: str) -> bool:
     return bool(m) and len(m.group(1).split()) <= TERM_WORDS
 
 
+def _head(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def _restated(quote: str, term_start: int, end: int) -> bool:
+    """Whether the definition after a lone glossary term opens by restating the term's last
+    word ("semi-permeable containers. Containers that allow ..."): a term, not a chance."""
+    entry = [w.strip(".,:;()\"'") for w in quote[term_start:end].split()]
+    words = len(_TERM_FIRST.match(quote, term_start).group(1).split())
+    return len(entry) > words and bool(entry[words]) \
+        and _head(entry[words - 1]) == _head(entry[words])
+
+
 def sentences(quote: str) -> list[tuple[int, int]]:
     """Sentence spans, a list item's label ending a sentence ("... as appropriate: i.")
     moved to the item it labels ("i. Batch records ..."), and, in a glossary written "term.
     Definition." with its terms in lower case (at least :data:`GLOSSARY_ENTRIES` of them in
-    the passage), each term a sentence splitter leaves at the end of the entry before
-    ("... a bulk product. large-volume parenterals.") moved to the definition it names."""
+    the passage, or one whose definition restates it), each term a sentence splitter leaves
+    at the end of the entry before ("... a bulk product. large-volume parenterals.") moved
+    to the definition it names."""
     cuts = list(split_sentences(quote))
     terms: dict[int, int] = {}           # span index -> where its trailing term starts
     for i in range(len(cuts) - 1):
@@ -61,7 +76,9 @@ def sentences(quote: str) -> list[tuple[int, int]]:
         if m and m.start("term") > start and m.group("before").lower() not in _NOT_AN_END \
                 and term_first(quote[m.start("term"):cuts[i + 1][1]]):
             terms[i] = m.start("term")
-    if len(terms) >= GLOSSARY_ENTRIES:
+    if len(terms) < GLOSSARY_ENTRIES:    # one alone: only a term its definition restates
+        terms = {i: cut for i, cut in terms.items() if _restated(quote, cut, cuts[i + 1][1])}
+    if terms:
         for i, cut in terms.items():
             cuts[i] = (cuts[i][0], cut)
             cuts[i + 1] = (cut, cuts[i + 1][1])
