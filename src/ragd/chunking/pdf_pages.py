@@ -19,9 +19,8 @@ document, before chunking:
   or more; on both pages of a 2-page document), on at least that share of its left pages
   or of its right pages (a book's running lines, one side each), or on 3 pages within 4
   consecutive ones (a part's running title), is a running header or footer and is dropped,
-  as are page-number
-  lines (``12``, ``- 12 -``, ``Page 3 of 17``) and boilerplate lines (``All rights
-  reserved``, ``© ICH 2023``). So is an edge line citing the document itself with a date or
+  as are page-number lines (``12``, ``- 12 -``, ``Page 3 of 17``) and boilerplate lines
+  (``All rights reserved``, ``© ICH 2023``). So is an edge line citing the document itself with a date or
   a paragraph reference (``21 CFR 211.180 (Feb. 12, 2026)``, ``21 CFR 211.180(f)``: its
   words, numbers and months aside, are all words of the PDF's names or running lines), and
   a short line between two such edge lines (a print's title: ``General requirements.``) —
