@@ -1,6 +1,6 @@
 """The seeded random draw of pages the fresh pharma-qa golden sets were written on.
 
-``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16 [-v]`` prints the drawn pages
+``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16|fresh17 [-v]`` prints the drawn pages
 (``-v``: the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 ``random.Random(seed)`` throughout:
 
@@ -168,6 +168,56 @@ SETS = {
         ("who/trs1033-annex4-guideline-on-data-integrity.pdf", 19):
             "reference list (further reading: PIC/S, ISPE, PDA, ICH titles) without a heading; "
             "no guidance content"}},
+    "fresh17": {"seed": 20261208, "prefix": "ph-w",
+                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
+                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl", "pharma_fresh11.jsonl",
+                            "pharma_fresh12.jsonl", "pharma_fresh13.jsonl", "pharma_fresh14.jsonl",
+                            "pharma_fresh15.jsonl", "pharma_fresh16.jsonl"],
+                "manual_skip": {
+        (_IMPD, 1): "title page (agency address and adoption/consultation timeline only)",
+        (_IMPD, 37): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        (_IMPD, 38): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        (_IMPD, 40): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        ("eu_gmp/chapter_5.pdf", 1):
+            "title page (legal basis, revision status, reasons for changes and "
+            "coming-into-operation date) only; no guidance content",
+        ("eu_gmp/2014-11_vol4_chapter_6.pdf", 1):
+            "title page (legal basis, revision status and coming-into-operation date) only; "
+            "no guidance content",
+        ("fda/21 Code of Federal Regulations_210_211.pdf", 4):
+            "table of contents of Part 211 (section numbers and titles) only; no guidance content",
+        ("fda/21 Code of Federal Regulations_210_211.pdf", 5):
+            "table of contents of Part 211 (section numbers and titles) only; no guidance content",
+        ("fda/Analytical-Procedures-and-Methods-Validation-for-Drugs-and-Biologics.pdf", 16):
+            "reference list (section X References, FDA guidance titles and dates) only; no "
+            "guidance content",
+        ("fda/Data Integrity and Compliance_cGMP.pdf", 2):
+            "title page (office addresses, telephone numbers, URLs, issue date) only",
+        ("fda/Sterile-Drug-Products-Produced-by-Aseptic-Processing-—-cGMP.pdf", 58):
+            "reference list (standards, articles and technical reports) only; no guidance content",
+        ("fda/guidance-computer-software-assurance-production-quality-system.pdf", 2):
+            "preface (public comment docket, additional-copies addresses and contacts) only",
+        ("others/MHRA_GxP_data_integrity_guide_March_edited_Final.pdf", 21):
+            "reference list (section 8 References, titles and URLs) and revision history only; "
+            "no guidance content",
+        ("ich/ICH_Q2(R2)_Guideline_2023_1130_ErrorCorrection_2025.pdf", 2):
+            "document history table (codes, steps and dates) and copyright legal notice only; "
+            "no guidance content",
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 6): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 8): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 10): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 17): _CHECKLIST,
+        ("who/trs1010-annex10-who-stability-testing-of-active-pharmaceutical-ingredients.pdf",
+         3): "table of contents (section titles and page numbers without dot leaders) only; "
+             "no guidance content",
+        ("who/trs1033-annex4-guideline-on-data-integrity.pdf", 1):
+            "title and table of contents (section titles and page numbers without dot leaders) "
+            "only; no guidance content",
+        ("who/trs957-annex5-who-good-distribution-practices-for-pharmaceutical-products.pdf",
+         30): "reference list (WHO Technical Report Series titles) only; no guidance content"}},
 }
 PAGES = 26
 
