@@ -720,3 +720,43 @@ def test_a_picked_sentence_is_not_followed_into_the_next_glossary_entry():
     assert picked[0].startswith("For labile substances")
     assert "The same may be true for certain antibiotics." in picked
     assert not any("semi-permeable" in t or "Transport" in t for t in picked), picked
+
+
+def test_a_sentence_answering_one_ask_of_several_is_read_with_that_ask():
+    # "How often ..., and can the review revisit risk acceptance?": the second ask's answer
+    # shares little with the whole question, and is read as answering only beside that ask
+    first = fact(1, "Risk management should be an ongoing part of the quality management "
+                    "process. The output of the risk management process should be reviewed "
+                    "to take into account new knowledge. The frequency of any review should "
+                    "be based upon the level of risk. Risk review might include "
+                    "reconsideration of risk acceptance decisions.", 0.9)
+    other = fact(2, "The outputs of quality risk management include decisions on the "
+                    "hazards. Review of the quality risk management process output is "
+                    "documented. Quality risk management supports science-based decisions.",
+                 0.6)
+    question = ("How often should the output of a quality risk management process be "
+                "reviewed, and can the review revisit risk acceptance?")
+    terms = question_terms(question)
+    weight = weights(terms, [set(analyze(f.quote)) for f in (first, other)])
+    second = "Risk review might include reconsideration of risk acceptance decisions."
+
+    def whole(texts):
+        return [0.3 if "acceptance" in t else 0.9 if "frequency" in t
+                else 0.8 if "review" in t.lower() else 0.55 for t in texts]
+
+    def revisit(texts):
+        return [0.95 if "acceptance" in t else 0.3 for t in texts]
+
+    options = dict(max_sentences=4, min_coverage=0.3, relative=0.75, similarity_weight=0.8,
+                   min_similarity=0.5, follow=0)
+    without = [p.text for p in synthesize(terms, weight, [first, other], similarity=whole,
+                                          **options)]
+    assert second not in without
+    picks = synthesize(terms, weight, [first, other], similarity=whole,
+                       asks=[(question_terms("can the review revisit risk acceptance?"),
+                              revisit)], **options)
+    picked = [p.text for p in picks]
+    assert second in picked and len(picked) <= 4
+    assert "The frequency of any review should be based upon the level of risk." in picked
+    assert all(p.text in p.fact.quote for p in picks)
+    assert next(p for p in picks if p.text == second).similarity == 0.95

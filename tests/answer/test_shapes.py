@@ -51,6 +51,14 @@ def test_a_regulations_source_note_is_never_an_answer():
         assert not is_heading(statement), statement
 
 
+def test_a_short_labelled_heading_in_sentence_case_is_a_heading():
+    # a paragraph's label, spaced as the eCFR writes it, adds no words to its heading
+    for heading in ("( c ) License exceptions.", "(c) License exceptions.", "( a ) General."):
+        assert is_heading(heading), heading
+    for statement in ("( c ) No license exceptions apply.", "(iv) Records must be kept."):
+        assert not is_heading(statement), statement
+
+
 def test_a_notice_about_the_document_is_never_an_answer():
     for notice in ("Reproduction prohibited for commercial purposes.",
                    "Reproduction for internal use is authorised, provided that the source is "
@@ -327,6 +335,15 @@ def test_a_comparison_answer_defines_both_things_first():
     # read as one subject ("difference between ..."), neither entry is a definition of it
     one = _texts(facts, q, **options, define=[definition_subject(q)])
     assert not one[0].startswith("Reference sample")
+
+
+def test_a_glossary_term_in_lower_case_before_a_full_stop_defines_it():
+    # WHO's glossaries: "reprocessing. Subjecting all or part of a batch ..."
+    text = ("reprocessing. Subjecting all or part of a batch or lot of an in-process medicine "
+            "to a previous step in the validated manufacturing process.")
+    assert defines(text, analyze("reprocessing"))
+    assert not defines(text, analyze("batch"))                 # the term, word for word
+    assert not defines("process. The batch should be tested.", analyze("batch"))
 
 
 def test_a_glossary_term_standing_alone_before_its_definition_defines_it():

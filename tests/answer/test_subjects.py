@@ -48,6 +48,15 @@ def test_a_shared_head_noun_is_a_reading_more():
     assert definition_subjects("IQ versus OQ?") == [["iq"], ["oq"]]
 
 
+def test_two_verbs_sharing_an_object_are_each_a_subject_alone():
+    # "reprocessing and reworking a batch": the batch is what both are done to
+    assert definition_subjects("What's the difference between reprocessing and reworking a "
+                               "batch?") == [["reprocess"], ["rework", "batch"],
+                                             ["reprocess", "batch"], ["rework"]]
+    # not for a shared head noun: "retention" alone is no subject
+    assert ["retent"] not in definition_subjects("reference vs retention sample")
+
+
 def test_a_subject_written_with_e_dash_is_also_read_spelt_out():
     assert definition_subjects("Part 11 e-signature?") == [["e", "signatur"],
                                                            ["electron", "signatur"]]

@@ -102,7 +102,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                definition_bonus: float = 0.2,
                typed: Callable[[str], bool] | None = None,
                type_bonus: float = 0.0,
-               listed: Callable[[str], bool] | None = None) -> list[Pick]:
+               listed: Callable[[str], bool] | None = None,
+               asks: Sequence[tuple[Sequence[str], Similarity]] = ()) -> list[Pick]:
     """Phase C, extractively: the picked sentences, passages in the facts' order (the one
     defining the term a definitional question asks about first), each in its own order.
 
@@ -141,7 +142,12 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     question asking for one's items), a sentence holding one has the form it asks for, as a
     definition has (it gains ``definition_bonus``), and the strong ones are taken before
     the others and their passage leads the answer (after one defining the term asked
-    about): the items are the answer, the sentences about them its context.
+    about): the items are the answer, the sentences about them its context. With ``asks``
+    (a question asking several things: each ask's terms and its similarity,
+    :mod:`~ragd.answer.asks`), the sentences each ask's terms cover best are also scored by
+    their similarity with that ask, a sentence's similarity being its best; each ask's best
+    read is on the subject, as the whole question's is; and a passage's coverage, for the
+    passage bar, is its best of the question's and each ask's.
     """
     if not facts:
         return []
@@ -190,17 +196,30 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     if not rows:
         return []
     sims = [0.0] * len(rows)
+    by_ask: list[dict[int, float]] = []   # each ask's similarity, by row
     if similarity is not None:
+        def texts(order: Sequence[int]) -> list[str]:
+            return [f"{rows[i][0].evidence.context}\n\n{rows[i][1]}"
+                    if context_terms and rows[i][0].evidence.context else rows[i][1]
+                    for i in order]
         order = sorted(range(len(rows)), key=lambda i: -rows[i][4])[:shortlist]
-        texts = [f"{rows[i][0].evidence.context}\n\n{rows[i][1]}"
-                 if context_terms and rows[i][0].evidence.context else rows[i][1] for i in order]
-        for i, value in zip(order, similarity(texts)):
+        for i, value in zip(order, similarity(texts(order))):
             sims[i] = float(value)
+        for ask_terms, ask_similarity in asks:
+            # (the sentences this ask's terms cover best, as the question's shortlist is)
+            covers = [coverage(ask_terms, weight, set(analyze(rows[i][1])) | around[rows[i][0].key])
+                      for i in range(len(rows))]
+            order = sorted(range(len(rows)), key=lambda i: (-covers[i], i))[:shortlist]
+            values = {i: float(v) for i, v in zip(order, ask_similarity(texts(order)))}
+            by_ask.append(values)
+            for i, value in values.items():
+                sims[i] = max(sims[i], value)
     picks: list[Pick] = []
+    row_of: dict[tuple[str, int], int] = {}       # each pick's row
     defining_rows: set[tuple[str, int]] = set()   # sentences defining a subject asked about
     holding_rows: set[tuple[str, int]] = set()    # ... holding what the question asks for
     listing_rows: set[tuple[str, int]] = set()    # ... holding the list it asks for
-    for (f, text, position, cov, prior), sim in zip(rows, sims):
+    for row, ((f, text, position, cov, prior), sim) in enumerate(zip(rows, sims)):
         definition = _defines_any(text, define)
         # (a sentence announcing the items that follow it holds them, as one ending in ":")
         listing = listed is not None and (listed(text)
@@ -218,13 +237,20 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                                                   + (1 - similarity_weight) * prior)
         score += definition_bonus * (definition or listing) + type_bonus * holding
         picks.append(Pick(f, text, position, cov, score, sim))
+        row_of[(f.key, position)] = row
     if not picks:
         return []
     best = max(p.score for p in picks)
     strong = [p for p in picks if p.score >= relative * best]
     # the passage bar is set by the passages of those strong sentences: measured over every
     # pick, a passage holding only weak sentences could bar all of them, leaving no answer
-    best_passage = max(passage[p.fact.key] for p in strong)
+    # (with several asks, a passage's coverage is its best of the question's and each
+    # ask's: a passage covering one ask is on that ask's subject, and one covering another
+    # ask sets no bar for it)
+    bar = {f.key: max([passage[f.key]] + [
+        coverage(ask_terms, weight, set(analyze(f.quote)) | around[f.key])
+        for ask_terms, _ in (asks if similarity is not None else ())]) for f in facts}
+    best_passage = max(bar[p.fact.key] for p in strong)
     # (a sentence defining what the question asks about is on its subject by its form, and
     # one holding what it asks for, by its content: "... retained for at least 1 year")
     on_subject = defining_rows | holding_rows | listing_rows
@@ -241,10 +267,19 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         if top >= min_similarity and read:
             on_subject |= set(read)
             best_read = min(read)
+    ask_reads: set[tuple[str, int]] = set()   # ... and each ask's, by its own reading
+    for values in by_ask:
+        read_of = {key: values[row] for key, row in row_of.items() if row in values}
+        top = max(read_of.values(), default=0.0)
+        read = [key for key, value in read_of.items() if value == top
+                and not rows[row_of[key]][1].endswith(":")]
+        if top >= min_similarity and read:
+            on_subject |= set(read)
+            ask_reads.add(min(read))
     # (the context's first passage is the one the evidence checks judge answers best: its
     # strong sentences are on the subject whatever terms the others share with the question)
     first = facts[0].key
-    strong = [p for p in strong if passage[p.fact.key] >= relative * best_passage
+    strong = [p for p in strong if bar[p.fact.key] >= relative * best_passage
               or (p.fact.key, p.position) in on_subject or p.fact.key == first]
     if any((p.fact.key, p.position) in defining_rows for p in strong):
         # the term is defined: the entries of the same glossary defining other terms
@@ -266,6 +301,7 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
 
     if best_read is not None and best_read not in {(p.fact.key, p.position) for p in strong}:
         best_read = None
+    ask_reads &= {(p.fact.key, p.position) for p in strong}
 
     def room() -> int:
         """Places left for a continuation or a list item: the best read keeps one until

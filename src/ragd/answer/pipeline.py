@@ -31,6 +31,7 @@ from ..retrieval.threshold import relevance as relevance_of
 from ..types import Candidate
 from . import audit as _audit
 from .checks import answer_type, outside_terms, satisfies, unanswered_terms
+from .asks import asks as asks_of
 from .extractive import defines_in, filter_facts, synthesize
 from .gates import Draft, run_checks
 from .render import render
@@ -368,7 +369,11 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
                            typed=_typed(answer_type(asked)),
                            type_bonus=float(ans["type_bonus"]),
                            listed=enumerates if ans["lists"] and asks_for_list(asked)
-                           else None)
+                           else None,
+                           # (a question asking several things: each ask read on its own)
+                           asks=[(question_terms(part),
+                                  _similarity(coll, part, str(ans["similarity_model"])))
+                                 for part in asks_of(plain_q)] if ans["similarity"] else ())
         proposed = [Sentence(p.text, (p.fact.evidence,)) for p in picks]
         coverage_best = max((p.coverage for p in picks), default=0.0)
         signals["best_similarity"] = max((p.similarity for p in picks), default=0.0)

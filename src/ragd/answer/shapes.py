@@ -77,7 +77,8 @@ def defines(sentence: str, subject: Sequence[str]) -> bool:
     "For purposes of this document, the term OOS results includes ...", or a glossary entry
     whose term stands in capitals before its definition: "QUALITY RISK MANAGEMENT (QRM) A
     systematic process for ...", or a glossary's term standing alone as a sentence before
-    the one defining it: "Data integrity risk assessment (DIRA)."), at its start or after a
+    the one defining it: "Data integrity risk assessment (DIRA).", or one in lower case
+    before a full stop: "reprocessing. Subjecting ..."), at its start or after a
     lead-in ending in a colon (:func:`clauses`); a plain definition defines the abbreviation
     its term carries too ("Residence Time Distribution (RTD): ..." defines RTD). With a weak verb ("is", "are", "includes",
     "involves", "consists of", "comprises", a dash) the subject must open the sentence
@@ -113,7 +114,16 @@ def _defines(sentence: str, subject: Sequence[str]) -> bool:
     if m and set(analyze(m.group("head"))) == wanted:
         return True
     m = _TERM_ALONE.match(sentence)          # "Data integrity risk assessment (DIRA)." and
-    return bool(m) and set(analyze(m.group("head"))) == wanted   # ... defined next
+    if m and set(analyze(m.group("head"))) == wanted:            # ... defined next
+        return True
+    m = _TERM_DOT.match(sentence)            # "reprocessing. Subjecting all or part ..."
+    return bool(m) and set(analyze(m.group("head"))) == wanted
+
+
+# a glossary entry whose term stands in lower case, a full stop after it, before a
+# definition opening in capitals: "reprocessing. Subjecting all or part of a batch ..."
+# (WHO's glossaries; the sentence splitter gives the term to the definition it opens)
+_TERM_DOT = re.compile(r"^\s*(?P<head>[a-z][a-z/-]*(?:\s+[a-z][a-z/-]*){0,4})\.\s+(?=[A-Z])")
 
 
 # a glossary entry whose term stands in lower case, no mark after it, before a definition
@@ -343,8 +353,9 @@ def is_heading(sentence: str, label: set[str] = frozenset(), first: bool = False
     the passage's ``first`` line at any length: "Section 89. Act done in good faith for
     benefit of child ...") only words of the passage's own heading or title (``label``)."""
     words = sentence.split()
-    if len(words) < 4 or sentence.lstrip().startswith("#") or _NOTE.match(sentence) \
-            or _NOTICE.search(sentence):
+    # (counted after a paragraph's label: "( c ) License exceptions." is two words)
+    if len(_LABELS.sub("", sentence).split()) < 4 or sentence.lstrip().startswith("#") \
+            or _NOTE.match(sentence) or _NOTICE.search(sentence):
         return True
     letters = sum(ch.isalpha() for ch in sentence)
     if letters < 0.55 * len(sentence.replace(" ", "")):

@@ -160,11 +160,17 @@ def definition_subjects(question: str) -> list[list[str]]:
     (:func:`definition_subject`), else none. A side of one word beside a side of several
     is also read with the other's last word, the head noun English lets a coordination
     share ("reference vs retention sample": [refer], [retent, sampl] and [refer, sampl]),
-    as a third subject: a reading more, none replaced."""
+    as a third subject; when both sides open with a verb's "-ing" form, the several
+    words' first alone, the other words being the object the two verbs share
+    ("reprocessing and reworking a batch": [rework]): readings more, none replaced."""
     pair = compared_subjects(question)
     if pair:
         shared = [[*one, many[-1]] for one, many in (pair, pair[::-1])
                   if len(one) == 1 and len(many) > 1 and many[-1] != one[0]]
+        gerunds = {t for w in re.findall(r"[A-Za-z-]+ing\b", question) for t in analyze(w)}
+        shared += [many[:1] for one, many in (pair, pair[::-1])
+                   if len(one) == 1 and len(many) > 1 and many[0] != one[0]
+                   and {one[0], many[0]} <= gerunds]
         return _spelt_out(pair + [s for s in shared if s not in pair])
     one, acronyms = _definition_subject(question)
     # the subject's acronym, as a user writes it or :mod:`ragd.retrieval.acronyms` reads it
