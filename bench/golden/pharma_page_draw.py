@@ -1,6 +1,6 @@
 """The seeded random draw of pages the fresh pharma-qa golden sets were written on.
 
-``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16|fresh17 [-v]`` prints the drawn pages
+``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16|fresh17|fresh18 [-v]`` prints the drawn pages
 (``-v``: the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 ``random.Random(seed)`` throughout:
 
@@ -218,6 +218,28 @@ SETS = {
             "only; no guidance content",
         ("who/trs957-annex5-who-good-distribution-practices-for-pharmaceutical-products.pdf",
          30): "reference list (WHO Technical Report Series titles) only; no guidance content"}},
+    "fresh18": {"seed": 20261209, "prefix": "ph-x",
+                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
+                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl", "pharma_fresh11.jsonl",
+                            "pharma_fresh12.jsonl", "pharma_fresh13.jsonl", "pharma_fresh14.jsonl",
+                            "pharma_fresh15.jsonl", "pharma_fresh16.jsonl", "pharma_fresh17.jsonl"],
+                "manual_skip": {
+        (_IMPD, 1): "title page (agency address and adoption/consultation timeline only)",
+        (_IMPD, 37): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        (_IMPD, 38): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        (_IMPD, 41): "classification table (SM/NSM columns) with no running text; column "
+                     "membership lost in extracted text",
+        ("others/MHRA_GxP_data_integrity_guide_March_edited_Final.pdf", 21):
+            "reference list (section 8 References, titles and URLs) and revision history only; "
+            "no guidance content",
+        ("pic_s/PI 011-3 Recommendation on Computerised Systems.pdf", 45):
+            "reference list (ISO/IEEE/BS standards and guidance titles) without a heading; "
+            "no guidance content",
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 7): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 12): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 15): _CHECKLIST}},
 }
 PAGES = 26
 
