@@ -760,3 +760,31 @@ def test_a_sentence_answering_one_ask_of_several_is_read_with_that_ask():
     assert "The frequency of any review should be based upon the level of risk." in picked
     assert all(p.text in p.fact.quote for p in picks)
     assert next(p for p in picks if p.text == second).similarity == 0.95
+
+
+def test_an_ask_reads_only_sentences_naming_its_terms():
+    # the model reads "accelerated stability data" as answering "accelerated assessment":
+    # a sentence answers an ask only when it holds enough of the ask's terms
+    facts = [fact(1, "A fourfold extrapolation of accelerated stability data may be "
+                     "acceptable up to a shelf life of 12 months.", 0.6)]
+    question = ("What are the eligibility criteria for the PRIME scheme, and does a PRIME "
+                "product automatically get accelerated assessment?")
+    terms = question_terms(question)
+    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+    ask = "does a PRIME product automatically get accelerated assessment?"
+
+    def low(texts):
+        return [0.2 for _ in texts]
+
+    def reads_as_answering(texts):
+        return [0.9 for _ in texts]
+
+    options = dict(max_sentences=6, min_coverage=0.3, relative=0.75, similarity_weight=0.8,
+                   min_similarity=0.5)
+    assert synthesize(terms, weight, facts, similarity=low,
+                      asks=[(question_terms(ask), reads_as_answering)], **options) == []
+    # a sentence naming the ask's terms is read with it
+    named = [fact(1, "A PRIME product may get accelerated assessment automatically.", 0.6)]
+    picks = synthesize(terms, weight, named, similarity=low,
+                       asks=[(question_terms(ask), reads_as_answering)], **options)
+    assert [p.similarity for p in picks] == [0.9]

@@ -144,7 +144,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     the others and their passage leads the answer (after one defining the term asked
     about): the items are the answer, the sentences about them its context. With ``asks``
     (a question asking several things: each ask's terms and its similarity,
-    :mod:`~ragd.answer.asks`), the sentences each ask's terms cover best are also scored by
+    :mod:`~ragd.answer.asks`), the sentences each ask's terms cover best (at least
+    ``min_coverage`` of them) are also scored by
     their similarity with that ask, a sentence's similarity being its best; each ask's best
     read is on the subject, as the whole question's is; and a passage's coverage, for the
     passage bar, is its best of the question's and each ask's.
@@ -206,10 +207,13 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         for i, value in zip(order, similarity(texts(order))):
             sims[i] = float(value)
         for ask_terms, ask_similarity in asks:
-            # (the sentences this ask's terms cover best, as the question's shortlist is)
+            # the sentences this ask's terms cover best, as the question's shortlist is, and
+            # at least ``min_coverage`` of them: a sentence answers an ask in its terms (the
+            # model reads "accelerated stability data" as answering "accelerated assessment")
             covers = [coverage(ask_terms, weight, set(analyze(rows[i][1])) | around[rows[i][0].key])
                       for i in range(len(rows))]
-            order = sorted(range(len(rows)), key=lambda i: (-covers[i], i))[:shortlist]
+            order = sorted((i for i in range(len(rows)) if covers[i] >= min_coverage),
+                           key=lambda i: (-covers[i], i))[:shortlist]
             values = {i: float(v) for i, v in zip(order, ask_similarity(texts(order)))}
             by_ask.append(values)
             for i, value in values.items():
