@@ -34,17 +34,30 @@ ROOT = os.environ.get("PHARMA_PDFS",
 _IMPD = ("ema/guideline-requirements-chemical-and-pharmaceutical-quality-documentation-"
          "concerning-investigational-medicinal-products-clinical-trials-revision-2_en.pdf")
 _CHECKLIST = "inspection checklist of questions and section numbers only; no statement of a requirement"
+_SM_NSM = ("classification table (SM/NSM columns) with no running text; column membership lost "
+           "in extracted text")
+_MHRA = "others/MHRA_GxP_data_integrity_guide_March_edited_Final.pdf"
+_MHRA_REFS = ("reference list (section 8 References, titles and URLs) and revision history only; "
+              "no guidance content")
+_IMPD_TITLE = "title page (agency address and adoption/consultation timeline only)"
+_PART211_TOC = ("table of contents of Part 211 (section numbers and titles) only; no guidance "
+                "content")
+
+
+def _earlier(last: int) -> list[str]:
+    """The golden files of fresh sets 6..``last``, whose pages a later set excludes."""
+    return [f"pharma_fresh{n}.jsonl" for n in range(6, last + 1)]
+
 
 SETS = {
     "fresh6": {"seed": 20261127, "prefix": "ph-f", "exclude": None, "manual_skip": {
-        (_IMPD, 38): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
+        (_IMPD, 38): _SM_NSM,
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 9): _CHECKLIST,
         ("who/trs1010-annex10-who-stability-testing-of-active-pharmaceutical-ingredients.pdf",
          34): "reference list"}},
     "fresh7": {"seed": 20261128, "prefix": "ph-g", "exclude": "pharma_fresh6.jsonl",
                "manual_skip": {
-        (_IMPD, 1): "title page (agency address and adoption/consultation timeline only)",
+        (_IMPD, 1): _IMPD_TITLE,
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 12): _CHECKLIST}},
     "fresh8": {"seed": 20261129, "prefix": "ph-h",
                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl"], "manual_skip": {
@@ -54,17 +67,14 @@ SETS = {
     "fresh9": {"seed": 20261130, "prefix": "ph-i",
                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl"],
                "manual_skip": {
-        (_IMPD, 38): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
-        (_IMPD, 41): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
+        (_IMPD, 38): _SM_NSM,
+        (_IMPD, 41): _SM_NSM,
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 11): _CHECKLIST,
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 22): _CHECKLIST,
         ("fda/DRUG QUALITY SAMPLING AND TESTING (DQST)- HUMAN DRUGS_7356.008.pdf", 16):
             "program contacts list (names, telephone numbers, e-mails) only; no guidance content"}},
     "fresh10": {"seed": 20261201, "prefix": "ph-k",
-                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
-                            "pharma_fresh9.jsonl"],
+                "exclude": _earlier(9),
                 "manual_skip": {
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 12): _CHECKLIST,
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 15): _CHECKLIST,
@@ -73,19 +83,15 @@ SETS = {
         ("fda/Process-Validation--General-Principles-and-Practices.pdf", 2):
             "title page (office addresses, telephone numbers, URLs, issue date) only"}},
     "fresh11": {"seed": 20261202, "prefix": "ph-l",
-                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
-                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl"],
+                "exclude": _earlier(10),
                 "manual_skip": {
-        (_IMPD, 1): "title page (agency address and adoption/consultation timeline only)",
-        (_IMPD, 40): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
+        (_IMPD, 1): _IMPD_TITLE,
+        (_IMPD, 40): _SM_NSM,
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 10): _CHECKLIST}},
     "fresh12": {"seed": 20261203, "prefix": "ph-o",
-                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
-                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl", "pharma_fresh11.jsonl"],
+                "exclude": _earlier(11),
                 "manual_skip": {
-        (_IMPD, 41): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
+        (_IMPD, 41): _SM_NSM,
         ("ich/Q12_Annexes_Step4_2019_1119.pdf", 15): "table of ranges and reporting categories "
                                                      "per approach (three columns) with no running "
                                                      "text; column membership lost in extracted text",
@@ -95,41 +101,29 @@ SETS = {
         ("fda/DRUG QUALITY SAMPLING AND TESTING (DQST)- HUMAN DRUGS_7356.008.pdf", 16):
             "program contacts list (names, telephone numbers, e-mails) only; no guidance content"}},
     "fresh13": {"seed": 20261204, "prefix": "ph-q",
-                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
-                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl", "pharma_fresh11.jsonl",
-                            "pharma_fresh12.jsonl"],
+                "exclude": _earlier(12),
                 "manual_skip": {
-        (_IMPD, 1): "title page (agency address and adoption/consultation timeline only)",
+        (_IMPD, 1): _IMPD_TITLE,
         ("pic_s/PI 011-3 Recommendation on Computerised Systems.pdf", 45):
             "reference list (ISO/IEEE/BS standards and guidance titles) without a heading; "
             "no guidance content"}},
     "fresh14": {"seed": 20261205, "prefix": "ph-s",
-                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
-                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl", "pharma_fresh11.jsonl",
-                            "pharma_fresh12.jsonl", "pharma_fresh13.jsonl"],
+                "exclude": _earlier(13),
                 "manual_skip": {
-        (_IMPD, 41): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
+        (_IMPD, 41): _SM_NSM,
         ("eu_gmp/2014-08_gmp_part1.pdf", 3): "table of contents (section titles without dot "
                                              "leaders or page numbers) only; no guidance content",
-        ("others/MHRA_GxP_data_integrity_guide_March_edited_Final.pdf", 21):
-            "reference list (section 8 References, titles and URLs) and revision history only; "
-            "no guidance content",
+        (_MHRA, 21): _MHRA_REFS,
         ("pic_s/PI 011-3 Recommendation on Computerised Systems.pdf", 45):
             "reference list (ISO/IEEE/BS standards and guidance titles) without a heading; "
             "no guidance content",
         ("who/trs957-annex5-who-good-distribution-practices-for-pharmaceutical-products.pdf",
          30): "reference list (WHO Technical Report Series titles) only; no guidance content"}},
     "fresh15": {"seed": 20261206, "prefix": "ph-t",
-                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
-                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl", "pharma_fresh11.jsonl",
-                            "pharma_fresh12.jsonl", "pharma_fresh13.jsonl", "pharma_fresh14.jsonl"],
+                "exclude": _earlier(14),
                 "manual_skip": {
-        (_IMPD, 41): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
-        ("others/MHRA_GxP_data_integrity_guide_March_edited_Final.pdf", 21):
-            "reference list (section 8 References, titles and URLs) and revision history only; "
-            "no guidance content",
+        (_IMPD, 41): _SM_NSM,
+        (_MHRA, 21): _MHRA_REFS,
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 9): _CHECKLIST,
         ("who/trs1033-annex4-guideline-on-data-integrity.pdf", 19):
             "reference list (further reading: PIC/S, ISPE, PDA, ICH titles) without a heading; "
@@ -137,20 +131,13 @@ SETS = {
         ("ich/Q8(R2) Guideline.pdf", 2): "document history table (steps and dates) only; no "
                                          "running text"}},
     "fresh16": {"seed": 20261207, "prefix": "ph-v",
-                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
-                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl", "pharma_fresh11.jsonl",
-                            "pharma_fresh12.jsonl", "pharma_fresh13.jsonl", "pharma_fresh14.jsonl",
-                            "pharma_fresh15.jsonl"],
+                "exclude": _earlier(15),
                 "manual_skip": {
-        (_IMPD, 1): "title page (agency address and adoption/consultation timeline only)",
-        (_IMPD, 37): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
-        (_IMPD, 40): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
-        (_IMPD, 41): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
-        ("fda/21 Code of Federal Regulations_210_211.pdf", 4):
-            "table of contents of Part 211 (section numbers and titles) only; no guidance content",
+        (_IMPD, 1): _IMPD_TITLE,
+        (_IMPD, 37): _SM_NSM,
+        (_IMPD, 40): _SM_NSM,
+        (_IMPD, 41): _SM_NSM,
+        ("fda/21 Code of Federal Regulations_210_211.pdf", 4): _PART211_TOC,
         ("fda/Analytical-Procedures-and-Methods-Validation-for-Drugs-and-Biologics.pdf", 2):
             "title page (office addresses, telephone numbers, URLs, issue date) only",
         ("fda/Investigating OOS Test Results.pdf", 2):
@@ -158,9 +145,7 @@ SETS = {
         ("ich/Q12_Annexes_Step4_2019_1119.pdf", 6): "table of ranges and reporting categories "
                                                     "per approach (three columns) with no running "
                                                     "text; column membership lost in extracted text",
-        ("others/MHRA_GxP_data_integrity_guide_March_edited_Final.pdf", 21):
-            "reference list (section 8 References, titles and URLs) and revision history only; "
-            "no guidance content",
+        (_MHRA, 21): _MHRA_REFS,
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 9): _CHECKLIST,
         ("pic_s/PI 011-3 Recommendation on Computerised Systems.pdf", 53):
             "list of abbreviations (acronyms and their expansions) only; no guidance content",
@@ -169,28 +154,20 @@ SETS = {
             "reference list (further reading: PIC/S, ISPE, PDA, ICH titles) without a heading; "
             "no guidance content"}},
     "fresh17": {"seed": 20261208, "prefix": "ph-w",
-                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
-                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl", "pharma_fresh11.jsonl",
-                            "pharma_fresh12.jsonl", "pharma_fresh13.jsonl", "pharma_fresh14.jsonl",
-                            "pharma_fresh15.jsonl", "pharma_fresh16.jsonl"],
+                "exclude": _earlier(16),
                 "manual_skip": {
-        (_IMPD, 1): "title page (agency address and adoption/consultation timeline only)",
-        (_IMPD, 37): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
-        (_IMPD, 38): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
-        (_IMPD, 40): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
+        (_IMPD, 1): _IMPD_TITLE,
+        (_IMPD, 37): _SM_NSM,
+        (_IMPD, 38): _SM_NSM,
+        (_IMPD, 40): _SM_NSM,
         ("eu_gmp/chapter_5.pdf", 1):
             "title page (legal basis, revision status, reasons for changes and "
             "coming-into-operation date) only; no guidance content",
         ("eu_gmp/2014-11_vol4_chapter_6.pdf", 1):
             "title page (legal basis, revision status and coming-into-operation date) only; "
             "no guidance content",
-        ("fda/21 Code of Federal Regulations_210_211.pdf", 4):
-            "table of contents of Part 211 (section numbers and titles) only; no guidance content",
-        ("fda/21 Code of Federal Regulations_210_211.pdf", 5):
-            "table of contents of Part 211 (section numbers and titles) only; no guidance content",
+        ("fda/21 Code of Federal Regulations_210_211.pdf", 4): _PART211_TOC,
+        ("fda/21 Code of Federal Regulations_210_211.pdf", 5): _PART211_TOC,
         ("fda/Analytical-Procedures-and-Methods-Validation-for-Drugs-and-Biologics.pdf", 16):
             "reference list (section X References, FDA guidance titles and dates) only; no "
             "guidance content",
@@ -200,9 +177,7 @@ SETS = {
             "reference list (standards, articles and technical reports) only; no guidance content",
         ("fda/guidance-computer-software-assurance-production-quality-system.pdf", 2):
             "preface (public comment docket, additional-copies addresses and contacts) only",
-        ("others/MHRA_GxP_data_integrity_guide_March_edited_Final.pdf", 21):
-            "reference list (section 8 References, titles and URLs) and revision history only; "
-            "no guidance content",
+        (_MHRA, 21): _MHRA_REFS,
         ("ich/ICH_Q2(R2)_Guideline_2023_1130_ErrorCorrection_2025.pdf", 2):
             "document history table (codes, steps and dates) and copyright legal notice only; "
             "no guidance content",
@@ -219,21 +194,13 @@ SETS = {
         ("who/trs957-annex5-who-good-distribution-practices-for-pharmaceutical-products.pdf",
          30): "reference list (WHO Technical Report Series titles) only; no guidance content"}},
     "fresh18": {"seed": 20261209, "prefix": "ph-x",
-                "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl",
-                            "pharma_fresh9.jsonl", "pharma_fresh10.jsonl", "pharma_fresh11.jsonl",
-                            "pharma_fresh12.jsonl", "pharma_fresh13.jsonl", "pharma_fresh14.jsonl",
-                            "pharma_fresh15.jsonl", "pharma_fresh16.jsonl", "pharma_fresh17.jsonl"],
+                "exclude": _earlier(17),
                 "manual_skip": {
-        (_IMPD, 1): "title page (agency address and adoption/consultation timeline only)",
-        (_IMPD, 37): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
-        (_IMPD, 38): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
-        (_IMPD, 41): "classification table (SM/NSM columns) with no running text; column "
-                     "membership lost in extracted text",
-        ("others/MHRA_GxP_data_integrity_guide_March_edited_Final.pdf", 21):
-            "reference list (section 8 References, titles and URLs) and revision history only; "
-            "no guidance content",
+        (_IMPD, 1): _IMPD_TITLE,
+        (_IMPD, 37): _SM_NSM,
+        (_IMPD, 38): _SM_NSM,
+        (_IMPD, 41): _SM_NSM,
+        (_MHRA, 21): _MHRA_REFS,
         ("pic_s/PI 011-3 Recommendation on Computerised Systems.pdf", 45):
             "reference list (ISO/IEEE/BS standards and guidance titles) without a heading; "
             "no guidance content",
