@@ -145,18 +145,18 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     about): the items are the answer, the sentences about them its context. With ``asks``
     (a question asking several things: each ask's terms and its similarity,
     :mod:`~ragd.answer.asks`), the sentences each ask's terms cover best (at least
-    ``min_coverage`` of them) are also scored by
-    their similarity with that ask, a sentence's similarity being its best; each ask's best
-    read is on the subject, as the whole question's is; and a passage's coverage, for the
-    passage bar, is its best of the question's and each ask's.
+    ``min_coverage`` of them) are also scored by their similarity with that ask, a
+    sentence's similarity being its best; each ask's best read is on the subject, as the
+    whole question's is; and a passage's coverage, for the passage bar, is its best of the
+    question's and each ask's.
     """
     if not facts:
         return []
     weight = dict(weight)
     around = {f.key: set(analyze(f"{f.evidence.title} {f.evidence.context}"))
               if context_terms else set() for f in facts}
-    passage = {f.key: coverage(question_terms, weight, set(analyze(f.quote)) | around[f.key])
-               for f in facts}
+    passage_terms = {f.key: set(analyze(f.quote)) | around[f.key] for f in facts}
+    passage = {f.key: coverage(question_terms, weight, passage_terms[f.key]) for f in facts}
     rows: list[tuple[Fact, str, int, float, float]] = []  # fact, text, position, cov, prior
     items: dict[tuple[str, int], tuple[str, bool]] = {}  # every sentence, and is it an item
     for rank, f in enumerate(facts):
@@ -206,12 +206,12 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         order = sorted(range(len(rows)), key=lambda i: -rows[i][4])[:shortlist]
         for i, value in zip(order, similarity(texts(order))):
             sims[i] = float(value)
+        row_terms = [set(analyze(text)) | around[f.key] for f, text, *_ in rows] if asks else []
         for ask_terms, ask_similarity in asks:
             # the sentences this ask's terms cover best, as the question's shortlist is, and
             # at least ``min_coverage`` of them: a sentence answers an ask in its terms (the
             # model reads "accelerated stability data" as answering "accelerated assessment")
-            covers = [coverage(ask_terms, weight, set(analyze(rows[i][1])) | around[rows[i][0].key])
-                      for i in range(len(rows))]
+            covers = [coverage(ask_terms, weight, terms) for terms in row_terms]
             order = sorted((i for i in range(len(rows)) if covers[i] >= min_coverage),
                            key=lambda i: (-covers[i], i))[:shortlist]
             values = {i: float(v) for i, v in zip(order, ask_similarity(texts(order)))}
@@ -251,9 +251,9 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     # (with several asks, a passage's coverage is its best of the question's and each
     # ask's: a passage covering one ask is on that ask's subject, and one covering another
     # ask sets no bar for it)
-    bar = {f.key: max([passage[f.key]] + [
-        coverage(ask_terms, weight, set(analyze(f.quote)) | around[f.key])
-        for ask_terms, _ in (asks if similarity is not None else ())]) for f in facts}
+    bar = {f.key: max([passage[f.key]] + [coverage(ask_terms, weight, passage_terms[f.key])
+                                           for ask_terms, _ in asks if by_ask])
+           for f in facts}
     best_passage = max(bar[p.fact.key] for p in strong)
     # (a sentence defining what the question asks about is on its subject by its form, and
     # one holding what it asks for, by its content: "... retained for at least 1 year")
@@ -271,15 +271,13 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         if top >= min_similarity and read:
             on_subject |= set(read)
             best_read = min(read)
-    ask_reads: set[tuple[str, int]] = set()   # ... and each ask's, by its own reading
-    for values in by_ask:
+    for values in by_ask:                    # ... and each ask's, by its own reading
         read_of = {key: values[row] for key, row in row_of.items() if row in values}
         top = max(read_of.values(), default=0.0)
         read = [key for key, value in read_of.items() if value == top
                 and not rows[row_of[key]][1].endswith(":")]
         if top >= min_similarity and read:
             on_subject |= set(read)
-            ask_reads.add(min(read))
     # (the context's first passage is the one the evidence checks judge answers best: its
     # strong sentences are on the subject whatever terms the others share with the question)
     first = facts[0].key
@@ -305,7 +303,6 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
 
     if best_read is not None and best_read not in {(p.fact.key, p.position) for p in strong}:
         best_read = None
-    ask_reads &= {(p.fact.key, p.position) for p in strong}
 
     def room() -> int:
         """Places left for a continuation or a list item: the best read keeps one until
