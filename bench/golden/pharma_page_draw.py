@@ -1,6 +1,6 @@
 """The seeded random draw of pages the fresh pharma-qa golden sets were written on.
 
-``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16|fresh17|fresh18 [-v]`` prints the drawn pages
+``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16|fresh17|fresh18|fresh19 [-v]`` prints the drawn pages
 (``-v``: the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 ``random.Random(seed)`` throughout:
 
@@ -42,6 +42,8 @@ _MHRA_REFS = ("reference list (section 8 References, titles and URLs) and revisi
 _IMPD_TITLE = "title page (agency address and adoption/consultation timeline only)"
 _PART211_TOC = ("table of contents of Part 211 (section numbers and titles) only; no guidance "
                 "content")
+_EU_TITLE = ("title page (legal basis, revision status, reasons for changes and "
+             "coming-into-operation date) only; no guidance content")
 
 
 def _earlier(last: int) -> list[str]:
@@ -207,6 +209,35 @@ SETS = {
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 7): _CHECKLIST,
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 12): _CHECKLIST,
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 15): _CHECKLIST}},
+    "fresh19": {"seed": 20261210, "prefix": "ph-y",
+                "exclude": _earlier(18),
+                "manual_skip": {
+        (_IMPD, 1): _IMPD_TITLE,
+        (_IMPD, 37): _SM_NSM,
+        (_IMPD, 38): _SM_NSM,
+        (_IMPD, 39): _SM_NSM,
+        (_IMPD, 40): _SM_NSM,
+        (_IMPD, 41): _SM_NSM,
+        ("eu_gmp/2014-08_gmp_part1.pdf", 2): "table of contents (section titles without dot "
+                                             "leaders or page numbers) only; no guidance content",
+        ("eu_gmp/chapter_5.pdf", 1): _EU_TITLE,
+        ("eu_gmp/2015-10_annex15.pdf", 1): _EU_TITLE,
+        ("eu_gmp/vol4-chap7_2012-06_en.pdf", 1): _EU_TITLE,
+        ("fda/21 Code of Federal Regulations_210_211.pdf", 4): _PART211_TOC,
+        ("fda/DRUG QUALITY SAMPLING AND TESTING (DQST)- HUMAN DRUGS_7356.008.pdf", 16):
+            "program contacts list (names, telephone numbers, e-mails) only; no guidance content",
+        ("fda/guidance-computer-software-assurance-production-quality-system.pdf", 1):
+            "title page (issue date, superseded version and contact telephone numbers/e-mails) "
+            "only; no guidance content",
+        ("ich/Q8.pdf", 2): "document history table (steps and dates) only; no running text",
+        (_MHRA, 21): _MHRA_REFS,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 5): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 12): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 13): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 16): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 17): _CHECKLIST,
+        ("who/trs986annex2.pdf", 1): "title and table of contents (section titles and page "
+                                     "numbers without dot leaders) only; no guidance content"}},
 }
 PAGES = 26
 
