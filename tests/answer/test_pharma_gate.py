@@ -165,6 +165,25 @@ def test_unchanged_folder_reingests_in_seconds(pharma):
     assert time.perf_counter() - started < 10   # no PDF is read again
 
 
+def test_a_question_naming_a_company_no_pdf_holds_is_refused(pharma, tmp_path):
+    """fresh 19's ph-y028 asked for a warning letter to a company no PDF names, and was
+    answered with the FDA guidance's general sentences on warning letters. A proper name
+    the ask uses that no passage of the collection holds refuses (``outside_names``); a
+    name the PDFs hold (EudraLex) does not, nor does the same question with the check off."""
+    question = ("What did FDA's warning letter to Aurobindo say about electronic signatures "
+                "under Part 11?")
+    a = answer(question, pharma)
+    assert (a.status, a.refusal_reason) == ("refused", "not_in_documents")
+    assert a.trace.refused_by == "outside_names: Aurobindo"
+    assert a.answer == REFUSAL
+    off = tmp_path / "off.toml"
+    off.write_text('name = "pharma-qa"\nextends = "pharma-qa"\n[answer]\noutside_names = false\n')
+    b = answer(question, pharma, profile=load_profile(off))   # Part 11's generalities
+    assert b.status == "answered"
+    held = answer("What does EudraLex Volume 4 say about audit trails?", pharma)
+    assert held.status == "answered"
+
+
 def test_a_question_told_as_a_story_is_answered_from_its_ask(pharma, tmp_path):
     """ph-p012 and ph-p017 wrap their question in a story of 60 words: the reranker, the
     checks and the reader read the ask alone (``[retrieval] focus_words``) and answer from

@@ -108,3 +108,21 @@ def test_a_question_asking_by_when_wants_a_date_not_an_acts_number_nor_the_verb_
                                   "Directive 2001/83/EC have been affixed."])
     assert not satisfies("date", ["Regulation (EU) No 536/2014 and (EU) 2016/161 apply."])
     assert not satisfies("date", ["For certain products, special guidance may apply."])
+
+
+def test_proper_names_are_the_uncommon_capitalised_words_not_opening_a_sentence():
+    """A company's or a product's name is a capitalised word no ordinary English word
+    spells; a place ("Germany") is an ordinary word of the model's vocabulary, a word
+    opening a sentence or a parenthesis is capitalised by grammar, and a name joined by a
+    hyphen ("Pfizer-BioNTech") or a dotted form ("U.S.-origin") is read elsewhere."""
+    from ragd.answer.checks import proper_names
+
+    assert proper_names("What did FDA's warning letter to Aurobindo Pharma Unit VII say, "
+                        "and did Aurobindo reply?") == ["Aurobindo", "Pharma"]
+    assert proper_names("Which bacterium was in the EzriCare tears?") == ["EzriCare"]
+    assert proper_names("When was Pfizer's Kalamazoo site inspected?") == ["Pfizer", "Kalamazoo"]
+    assert proper_names("Can we ship from Germany to Brazil under Annex 16?") == []
+    assert proper_names("Assuming a licence, are Keytruda (Pembrolizumab) vials kept cold? "
+                        "Pembrolizumab is stored how?") == ["Keytruda"]
+    assert proper_names("Comirnaty (Pfizer-BioNTech) and U.S.-origin parts") == []
+    assert proper_names("What is an electronic signature under 21 CFR Part 11?") == []

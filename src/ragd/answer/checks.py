@@ -5,6 +5,9 @@
   written in capitals, mixing letters and digits, or capitalised inside the question —
   that occurs nowhere in the retrieved pool (nor as a near-typo of a word that does)
   refuses.
+* ``proper_names`` (for ``outside_names``): a question naming a company, a product or a
+  programme by a proper name no passage of the collection holds ("the warning letter to
+  Aurobindo", "Keytruda vials") asks about something the documents never mention.
 * ``answer_type``: "how much", "how many", "how long", "by when", "when" ask for an
   amount, a number, a duration ("30 days", not a year), a date or a time; an answer whose
   sentences hold none does not answer them.
@@ -78,6 +81,29 @@ def salient_units(question: str, names: bool = False) -> list[tuple[str, ...]]:
 def salient_terms(question: str, names: bool = False) -> list[str]:
     """Every analysed term of :func:`salient_units`, once."""
     return list(dict.fromkeys(t for unit in salient_units(question, names) for t in unit))
+
+
+# a capitalised word as a name is written ("Keytruda", "BioSolutions", "Aurobindo's"), not
+# joined to another by a hyphen, an apostrophe or a dot ("Pfizer-BioNTech", "U.S.-origin"
+# are read elsewhere)
+_NAME = re.compile(r"(?<![\w.\-'’])[A-Z][a-z]+(?:[A-Z][a-z]+)*(?![\w\-]|['’](?!s\b))")
+_SENTENCE_OPENS = ".?!:;\"“("
+
+
+def proper_names(question: str) -> list[str]:
+    """The proper names of ``question`` as written, once each: its capitalised words that
+    are no ordinary English word (the model's whole words: "Germany", "Brazil", "Annex"
+    are; "Aurobindo", "Keytruda" are not) and do not open a sentence ("Assuming ...")
+    or a parenthesis. Acronyms and codes are :func:`salient_units`."""
+    common = whole_words()
+    out: list[str] = []
+    for match in _NAME.finditer(question):
+        before = question[:match.start()].rstrip()
+        word = match.group(0)
+        if before and before[-1] not in _SENTENCE_OPENS and word.lower() not in common \
+                and word not in out:
+            out.append(word)
+    return out
 
 
 def outside_terms(question: str, terms: Sequence[str], vocabulary: set[str]) -> list[str]:

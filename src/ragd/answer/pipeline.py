@@ -30,7 +30,7 @@ from ..retrieval.rerank import remembering
 from ..retrieval.threshold import relevance as relevance_of
 from ..types import Candidate
 from . import audit as _audit
-from .checks import answer_type, outside_terms, satisfies, unanswered_terms
+from .checks import answer_type, outside_terms, proper_names, satisfies, unanswered_terms
 from .asks import asks as asks_of
 from .extractive import defines_in, filter_facts, synthesize
 from .gates import Draft, run_checks
@@ -177,7 +177,7 @@ def _defining() -> Callable[[str, Candidate], frozenset[int]]:
 def _held_anywhere(coll: Collection, unit: str) -> bool:
     """Whether some passage of the collection holds every term of ``unit`` (a salient
     unit of the question as :func:`~ragd.answer.checks.outside_terms` names it, its index
-    terms): one lexical lookup per term (a term's stem that the lookup's analysis would
+    terms; or a word as written, which the lookup analyses): one lexical lookup per term (a term's stem that the lookup's analysis would
     change again finds nothing: the check then refuses, as before it)."""
     with coll.store.snapshot(coll.name) as snap:
         return all(snap.lexical_search([term], 1) for term in unit.split())
@@ -342,6 +342,14 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
         if lacking:
             return refuse("not_in_documents", evidence,
                           by=f"outside_terms: {', '.join(lacking)}")
+    if ans["outside_names"]:
+        # a company, product or programme the ask names that no passage of the collection
+        # holds ("the warning letter to Aurobindo"): the documents never mention it, and
+        # their general sentences ("warning letters ...") do not answer about it
+        unnamed = [w for w in proper_names(asked_q) if not _held_anywhere(coll, w.lower())]
+        if unnamed:
+            return refuse("not_in_documents", evidence,
+                          by=f"outside_names: {', '.join(unnamed)}")
 
     schema_drops: list[Dropped] = []
     llm_confidence = None

@@ -219,6 +219,8 @@ SCHEMA: dict[str, Any] = {
         "support_threshold": S.Key(S.number(0, 1), "a sentence's content terms its cited "
                                    "facts must hold"),
         "outside_terms": S.Key(S.boolean(), "refuse questions naming what the documents lack"),
+        "outside_names": S.Key(S.boolean(), "refuse questions whose ask names a proper name "
+                               "(a company, a product) no passage of the collection holds"),
         "answer_type": S.Key(S.either(S.boolean(), S.list_of(S.choice(
                                  "amount", "number", "percent", "duration", "date",
                                  "time"))),
