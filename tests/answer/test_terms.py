@@ -85,6 +85,11 @@ def test_a_question_asking_by_when_wants_a_date_not_an_acts_number_nor_the_verb_
               "Chapter 3 revision: deadline for the toxicological evaluation?"):
         assert answer_type(q) == "date", q
     assert answer_type("When may a batch be released?") == "time"
+    # which date a rule counts from is answered by naming it ("the manufacturing date of the
+    # oldest tailings"), not by a date
+    for q in ("If we blend tailings, what date should the expiry date of the blend be "
+              "based on?", "Which date is the retest period counted from?"):
+        assert answer_type(q) is None, q
     # an event or a condition answers these as often ("before the batch is released")
     for q in ("By when must the toxicological evaluation be done?",):
         assert answer_type(q) == "time", q

@@ -145,11 +145,18 @@ def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[
     return out
 
 
+# "what date should the expiry date be based on?" asks which date a rule counts from ("the
+# manufacturing date of the oldest batch"), not for a date
+_BASIS = re.compile(r"\b(?:based|calculated|counted|derived|measured|reckoned|determined|"
+                    r"start(?:s|ed)?|run(?:s)?)\s+(?:on|from|by)\b")
+
+
 def answer_type(question: str) -> str | None:
     """``amount``, ``number``, ``percent``, ``duration``, ``date``, ``time`` or None, from
     how the question asks: "from what date", "deadline: ...", "when did ..." ask for a
-    date; "when ...", "by when" for a time, or as often a condition or an event ("when may
-    a batch be released", "before release"); "what percentage" for a share."""
+    date (unless they ask what one is based on or counted from: a rule); "when ...", "by
+    when" for a time, or as often a condition or an event ("when may a batch be
+    released", "before release"); "what percentage" for a share."""
     q = " ".join(question.lower().split())
     if re.search(r"\bhow much\b.*\b(cost|costs|charge|fee|fees|pay|price|money)\b|"
                  r"\bwhat (is|are) the (fee|fees|cost|price)\b|\bhow much does it cost\b", q):
@@ -159,7 +166,7 @@ def answer_type(question: str) -> str | None:
                  r"(period|time)s?\b", q):
         return "duration"
     if re.search(r"\b(?:what|which) (?:date|year|deadline)\b(?!-)|(?:^|[:–—]\s*|\s-\s)"
-                 r"deadline\b|^when (?:did|was|were|had)\b", q):
+                 r"deadline\b|^when (?:did|was|were|had)\b", q) and not _BASIS.search(q):
         return "date"
     if re.search(r"^when\b|\b(?:by|since|until) when\b", q):
         return "time"   # (a condition or an event answers "by when" as often: "before release")
