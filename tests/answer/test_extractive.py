@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from ragd.analysis import analyze
 from ragd.answer.extractive import defines_in, filter_facts, normal, refers_back, synthesize
 from ragd.answer.support import check_sentences, supported
-from ragd.answer.terms import question_terms, weights
+from ragd.answer.terms import coverage, question_terms, weights
 from ragd.answer.types import Evidence, Fact, Sentence
 
 WORDS = ["export", "license", "items", "country", "exception", "temporary", "tools", "trade",
@@ -305,6 +305,33 @@ def test_the_sentence_the_model_reads_as_answering_best_passes_the_passage_bar()
                                        similarity=lambda ts: [0.45 if "primary" in t else 0.3
                                                               for t in ts])]
     assert answering not in weak
+
+
+def test_the_passage_bar_is_its_own_share_of_the_best_passage():
+    """A strong sentence whose passage covers two thirds of what the best passage covers
+    ("kept for at least one year", without the question's "batch" and "retained") is
+    barred at a passage share of 0.75 and kept at 0.5; its own score bar is unchanged."""
+    q = "How long must batch production records be retained after the expiry date?"
+    best = "Batch production records must be retained after the expiry date of the batch."
+    other = "Production records should be kept for at least one year after the expiry date."
+    facts = [fact(1, best), fact(2, other)]
+    terms = question_terms(q)
+    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+    share = (coverage(terms, weight, set(analyze(other)))
+             / coverage(terms, weight, set(analyze(best))))
+    assert 0.5 <= share < 0.75
+
+    def similarity(texts):   # the model reads both as answering, the first a little better
+        return [0.9 if t.startswith("Batch") else 0.85 for t in texts]
+
+    options = dict(max_sentences=3, min_coverage=0.3, relative=0.75, similarity_weight=0.8,
+                   min_similarity=0.5, similarity=similarity)
+    assert [p.text for p in synthesize(terms, weight, facts, **options)] == [best]
+    assert [p.text for p in synthesize(terms, weight, facts, passage_relative=0.5,
+                                       **options)] == [best, other]
+    assert [p.text for p in synthesize(terms, weight, facts, relative=0.95,
+                                       passage_relative=0.5, **{k: v for k, v in options.items()
+                                                                if k != "relative"})] == [best]
 
 
 def test_a_glossary_term_in_lower_case_joins_the_definition_it_names():

@@ -94,7 +94,8 @@ Similarity = Callable[[Sequence[str]], Sequence[float]]
 
 def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                facts: Sequence[Fact], *, max_sentences: int, min_coverage: float,
-               relative: float = 0.75, similarity: Similarity | None = None,
+               relative: float = 0.75, passage_relative: float | None = None,
+               similarity: Similarity | None = None,
                min_similarity: float = 1.0, shortlist: int = 24,
                context_terms: bool = False, fragments: bool = True,
                follow: int = 0, similarity_weight: float = 0.5,
@@ -113,8 +114,9 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     ``similarity``, the ``shortlist`` best are also scored by their cosine with the
     question, which finds an answer worded otherwise ("returned" for "bring back"). A
     sentence is a candidate when its coverage reaches ``min_coverage`` or its similarity
-    ``min_similarity``; it is kept when its score, and its passage's coverage, are at
-    least ``relative`` of the best (an answer stays on the question's subject: the
+    ``min_similarity``; it is kept when its score is at least ``relative`` of the best,
+    and its passage's coverage at least ``passage_relative`` of the best passage's
+    (default: ``relative``; an answer stays on the question's subject: the
     sentence the similarity scores best, at least ``min_similarity``, is on it whatever its
     passage's terms); near-duplicates count once. With ``context_terms``, a passage's
     context (its document title and heading path) counts towards the coverage of each of
@@ -281,7 +283,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     # (the context's first passage is the one the evidence checks judge answers best: its
     # strong sentences are on the subject whatever terms the others share with the question)
     first = facts[0].key
-    strong = [p for p in strong if bar[p.fact.key] >= relative * best_passage
+    passage_share = relative if passage_relative is None else passage_relative
+    strong = [p for p in strong if bar[p.fact.key] >= passage_share * best_passage
               or (p.fact.key, p.position) in on_subject or p.fact.key == first]
     if any((p.fact.key, p.position) in defining_rows for p in strong):
         # the term is defined: the entries of the same glossary defining other terms

@@ -366,6 +366,7 @@ def _run(q: str, coll: Collection, prof: Profile, llm: Any, scope: str | None,
         picks = synthesize(terms, weight, kept, max_sentences=int(ans["max_sentences"]),
                            min_coverage=float(ans["min_coverage"]),
                            relative=float(ans["relative"]),
+                           passage_relative=float(ans["passage_relative"]),
                            similarity=_similarity(coll, asked, str(ans["similarity_model"]))
                            if ans["similarity"] else None,
                            min_similarity=float(ans["min_similarity"]),

@@ -206,6 +206,8 @@ SCHEMA: dict[str, Any] = {
                               "question's weighted terms"),
         "relative": S.Key(S.number(0, 1), "extractive: keep sentences scoring this share "
                           "of the best"),
+        "passage_relative": S.Key(S.number(0, 1), "extractive: keep sentences whose passage "
+                                  "covers this share of the best passage's question terms"),
         "similarity": S.Key(S.boolean(), "extractive: score sentences by their cosine with "
                             "the question too"),
         "min_similarity": S.Key(S.number(0, 1), "extractive: a sentence this similar is a "
