@@ -1,6 +1,6 @@
 """The seeded random draw of pages the fresh pharma-qa golden sets were written on.
 
-``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16|fresh17|fresh18|fresh19 [-v]`` prints the drawn pages
+``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16|fresh17|fresh18|fresh19|fresh20 [-v]`` prints the drawn pages
 (``-v``: the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 ``random.Random(seed)`` throughout:
 
@@ -238,6 +238,45 @@ SETS = {
         ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 17): _CHECKLIST,
         ("who/trs986annex2.pdf", 1): "title and table of contents (section titles and page "
                                      "numbers without dot leaders) only; no guidance content"}},
+    "fresh20": {"seed": 20261211, "prefix": "ph-z",
+                "exclude": _earlier(19),
+                "manual_skip": {
+        (_IMPD, 1): _IMPD_TITLE,
+        (_IMPD, 37): _SM_NSM,
+        (_IMPD, 38): _SM_NSM,
+        (_IMPD, 39): _SM_NSM,
+        (_IMPD, 40): _SM_NSM,
+        (_IMPD, 41): _SM_NSM,
+        ("eu_gmp/2015-10_annex15.pdf", 1): _EU_TITLE,
+        ("eu_gmp/chapter4_01-2011_en.pdf", 1): _EU_TITLE,
+        ("eu_gmp/v4_an16_201510_en.pdf", 1): _EU_TITLE,
+        ("eu_gmp/vol4-chap7_2012-06_en.pdf", 1): _EU_TITLE,
+        ("fda/Analytical-Procedures-and-Methods-Validation-for-Drugs-and-Biologics.pdf", 2):
+            "title page (office addresses, telephone numbers, URLs, issue date) only",
+        ("fda/Analytical-Procedures-and-Methods-Validation-for-Drugs-and-Biologics.pdf", 17):
+            "reference list (ICH guidance titles and dates, USP general chapters) only; no "
+            "guidance content",
+        ("fda/Sterile-Drug-Products-Produced-by-Aseptic-Processing-—-cGMP.pdf", 58):
+            "reference list (standards, articles and technical reports) only; no guidance content",
+        ("fda/Sterile-Drug-Products-Produced-by-Aseptic-Processing-—-cGMP.pdf", 59):
+            "list of relevant FDA guidance document titles only; no guidance content",
+        ("fda/Final GFI BIMO Processes and Practices -- 12-17-25.pdf", 3):
+            "title page (office address, issuing offices and centers, issue date) only",
+        ("fda/Process-Validation--General-Principles-and-Practices.pdf", 2):
+            "title page (office addresses, telephone numbers, URLs, issue date) only",
+        ("ich/Q12_Annexes_Step4_2019_1119.pdf", 15): "table of ranges and reporting categories "
+                                                     "per approach (three columns) with no running "
+                                                     "text; column membership lost in extracted text",
+        (_MHRA, 21): _MHRA_REFS,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 6): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 10): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 13): _CHECKLIST,
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 15): _CHECKLIST,
+        ("who/trs986annex2.pdf", 2): "table of contents (section titles and page numbers "
+                                     "without dot leaders) only; no guidance content",
+        ("who/trs1033-annex4-guideline-on-data-integrity.pdf", 19):
+            "reference list (further reading: PIC/S, ISPE, PDA, ICH titles) without a heading; "
+            "no guidance content"}},
 }
 PAGES = 26
 
