@@ -334,6 +334,35 @@ def test_the_passage_bar_is_its_own_share_of_the_best_passage():
                                                                 if k != "relative"})] == [best]
 
 
+def test_a_definition_outside_the_shortlist_is_still_read_by_the_model():
+    """"How does ICH Q9 define 'risk'?": every sentence of the guideline names risk, so
+    the shortlist (by terms, passage and place) fills with the first passage's, and the
+    glossary's entry in a later passage was never read by the model. A sentence defining
+    the subject asked about is read whatever the shortlist; it then leads the answer."""
+    q = "How does ICH Q9 define risk?"
+    entry = ("Risk: The combination of the probability of occurrence of harm and the "
+             "severity of that harm.")
+    facts = [fact(1, "Risk assessment identifies hazards. Risk control reduces risk. "
+                     "Risk review checks the risk."),
+             fact(2, f"Risk Acceptance: The decision to accept risk. {entry}")]
+    terms = question_terms(q)
+    weight = weights(terms, [set(analyze(f.quote)) for f in facts])
+    read: list[str] = []
+
+    def similarity(texts):
+        read.extend(texts)
+        return [0.95 if t.startswith("Risk: The") else 0.6 for t in texts]
+
+    options = dict(max_sentences=3, min_coverage=0.3, relative=0.75, similarity_weight=0.8,
+                   min_similarity=0.5, shortlist=2, similarity=similarity)
+    picked = synthesize(terms, weight, facts, define=[["risk"]], **options)
+    assert entry in read
+    assert picked[0].text == entry and picked[0].similarity == 0.95
+    read.clear()
+    synthesize(terms, weight, facts, **options)   # no subject asked: the shortlist alone
+    assert entry not in read and len(read) == 2
+
+
 def test_a_glossary_term_in_lower_case_joins_the_definition_it_names():
     # WHO glossaries: "term. Definition." — a splitter leaves the term at the end of the
     # entry before; it belongs to the sentence that defines it

@@ -184,6 +184,22 @@ def test_a_question_naming_a_company_no_pdf_holds_is_refused(pharma, tmp_path):
     assert held.status == "answered"
 
 
+def test_a_common_term_is_answered_with_its_glossary_entry(pharma):
+    """fresh 20's z024, "How does ICH Q9 define 'risk'?": every passage of Q9 names risk,
+    and its glossary chunk (under "7. DEFINITIONS") was in neither search's best 50.
+    "define" also searches for "definition" (the profile's expansion rules), and the
+    glossary's entry is read by the cross-encoder though the guideline's other sentences
+    fill the shortlist: it leads the answer, cited to Q9's page 21."""
+    a = answer("How does ICH Q9 define 'risk'?", pharma).to_dict()
+    assert a["status"] == "answered"
+    assert a["trace"]["variants"] == ["How does ICH Q9 define 'risk'?",
+                                      "How does ICH Q9 define 'risk'? definition"]
+    first = a["sentences"][0]
+    assert first["text"].startswith("Risk: The combination of the probability of occurrence "
+                                    "of harm and the severity of that harm")
+    assert [(c["pdf"], c["page"]) for c in first["citations"]] == [("Q9.pdf", 21)]
+
+
 def test_a_question_told_as_a_story_is_answered_from_its_ask(pharma, tmp_path):
     """ph-p012 and ph-p017 wrap their question in a story of 60 words: the reranker, the
     checks and the reader read the ask alone (``[retrieval] focus_words``) and answer from

@@ -111,8 +111,9 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
     Every whole sentence of the facts is scored by the weighted share of the question's
     terms it holds (``coverage``), its passage's place in the context and its own place
     in the passage; with
-    ``similarity``, the ``shortlist`` best are also scored by their cosine with the
-    question, which finds an answer worded otherwise ("returned" for "bring back"). A
+    ``similarity``, the ``shortlist`` best (and every sentence defining a subject
+    ``define`` names) are also scored by their cosine with the question, which finds an
+    answer worded otherwise ("returned" for "bring back"). A
     sentence is a candidate when its coverage reaches ``min_coverage`` or its similarity
     ``min_similarity``; it is kept when its score is at least ``relative`` of the best,
     and its passage's coverage at least ``passage_relative`` of the best passage's
@@ -206,6 +207,11 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
                     if context_terms and rows[i][0].evidence.context else rows[i][1]
                     for i in order]
         order = sorted(range(len(rows)), key=lambda i: -rows[i][4])[:shortlist]
+        # (a sentence defining what the question asks about is read by the model wherever
+        # its passage stands: in a glossary every entry names the subject's words)
+        listed_rows = set(order)
+        order += [i for i in range(len(rows)) if i not in listed_rows
+                  and _defines_any(rows[i][1], define)]
         for i, value in zip(order, similarity(texts(order))):
             sims[i] = float(value)
         row_terms = [set(analyze(text)) | around[f.key] for f, text, *_ in rows] if asks else []
