@@ -131,3 +131,18 @@ def test_proper_names_are_the_uncommon_capitalised_words_not_opening_a_sentence(
                         "Pembrolizumab is stored how?") == ["Keytruda"]
     assert proper_names("Comirnaty (Pfizer-BioNTech) and U.S.-origin parts") == []
     assert proper_names("What is an electronic signature under 21 CFR Part 11?") == []
+
+
+def test_an_acronym_written_with_a_hyphen_is_held_as_the_documents_write_it():
+    """"FT-IR" is indexed as ft, ir: read as one term "ftir", a passage writing "FT-IR"
+    did not hold it and an answer citing it was refused (fresh 20's z021). Either way of
+    writing it answers the other; an acronym no passage writes still does not."""
+    vocabulary = set(analyze("such as an FT-IR instrument"))
+    assert outside_terms("Can we keep the FT-IR printout?", [], vocabulary) == []
+    assert outside_terms("Can we keep the FT-IR printout?", [], set(analyze("the FTIR"))) == []
+    assert outside_terms("Can we keep the FT-IR printout?", [], set(analyze("a pH meter"))) \
+        == ["ft ir"]
+    passages = ["Is it acceptable to retain paper printouts from an FT-IR instrument?"]
+    for question in ("Our FT-IR printout?", "Our FTIR printout?"):
+        assert unanswered_terms(question, passages, [set()]) == [], question
+    assert unanswered_terms("Our NMR printout?", passages, [set()]) == ["nmr"]

@@ -72,10 +72,23 @@ def salient_units(question: str, names: bool = False) -> list[tuple[str, ...]]:
                 and not (measure and measure.group(1).lower() in common))
         name = names and i > 0 and tok[0].isupper() and not tok.isupper()
         if acronym or code or name:
-            terms = tuple(analyze(tok if code else bare))
+            # (as indexed: a code's pieces, "DSP-5" → dsp, 5; an acronym written with a
+            # hyphen by its pieces too, "FT-IR" → ft, ir, which its joined form also
+            # answers, "FTIR": :func:`unit_held`)
+            terms = tuple(analyze(tok if code or "-" in tok else bare))
             if terms and terms not in out:
                 out.append(terms)
     return out
+
+
+_HYPHEN = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
+
+
+def unit_held(unit: Sequence[str], vocabulary: set[str]) -> bool:
+    """Whether ``vocabulary`` holds a salient unit: each of its terms, or its pieces
+    joined ("FT-IR" in the question, "FTIR" in the documents)."""
+    return all(held(t, vocabulary) for t in unit) or (
+        len(unit) > 1 and held("".join(unit), vocabulary))
 
 
 def salient_terms(question: str, names: bool = False) -> list[str]:
@@ -111,8 +124,9 @@ def outside_terms(question: str, terms: Sequence[str], vocabulary: set[str]) -> 
     the retrieved pool, nor a near-typo of a word that is): a question about them is
     outside the documents. Ordinary words a question happens to use ("break", "warning")
     and names of places do not count: the documents may say the same in other words."""
-    missing = set(missing_terms([t for u in salient_units(question) for t in u], vocabulary))
-    return [" ".join(u) for u in salient_units(question) if missing & set(u)]
+    units = salient_units(question)
+    missing = set(missing_terms([t for u in units for t in u], vocabulary))
+    return [" ".join(u) for u in units if missing & set(u) and not unit_held(u, vocabulary)]
 
 
 def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[str]],
@@ -128,14 +142,16 @@ def unanswered_terms(question: str, passages: Sequence[str], pool: Sequence[set[
     answer. An acronym is answered by its long form too (``long_forms``: acronym → long
     form, as the documents define it: "QRM" by "quality risk management")."""
     have: set[str] = set()
-    for text in passages:
+    for text in passages:     # (read with hyphens joined too: "FT-IR" holds "FTIR")
         have.update(analyze(text))
+        have.update(analyze(_HYPHEN.sub("", text)))
     around: set[str] = set().union(*documents) if documents else set()
     spelt = {tuple(analyze(short)): analyze(long) for short, long in (long_forms or {}).items()}
     n = max(1, len(pool))
     out = []
     for unit in salient_units(question):
-        if all(held(t, have) or held(t, around) for t in unit):
+        if all(held(t, have) or held(t, around) for t in unit) or unit_held(unit, have) \
+                or unit_held(unit, around):
             continue
         if spelt.get(unit) and all(t in have for t in spelt[unit]):
             continue
