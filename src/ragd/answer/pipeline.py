@@ -177,8 +177,9 @@ def _defining() -> Callable[[str, Candidate], frozenset[int]]:
 def _held_anywhere(coll: Collection, unit: str) -> bool:
     """Whether some passage of the collection holds every term of ``unit`` (a salient
     unit of the question as :func:`~ragd.answer.checks.outside_terms` names it, its index
-    terms; or a word as written, which the lookup analyses): one lexical lookup per term (a term's stem that the lookup's analysis would
-    change again finds nothing: the check then refuses, as before it)."""
+    terms; or a word as written, which the lookup analyses): one lexical lookup per term
+    (a term's stem that the lookup's analysis would change again finds nothing: the check
+    then refuses, as before it)."""
     with coll.store.snapshot(coll.name) as snap:
         return all(snap.lexical_search([term], 1) for term in unit.split())
 
