@@ -1,6 +1,6 @@
 """The seeded random draw of pages the fresh pharma-qa golden sets were written on.
 
-``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16|fresh17|fresh18|fresh19|fresh20 [-v]`` prints the drawn pages
+``python bench/golden/pharma_page_draw.py fresh6|fresh7|fresh8|fresh9|fresh10|fresh11|fresh12|fresh13|fresh14|fresh15|fresh16|fresh17|fresh18|fresh19|fresh20|fresh21 [-v]`` prints the drawn pages
 (``-v``: the redraw log first), as the helpers that wrote the sets ran it. Procedure, one
 ``random.Random(seed)`` throughout:
 
@@ -277,6 +277,34 @@ SETS = {
         ("who/trs1033-annex4-guideline-on-data-integrity.pdf", 19):
             "reference list (further reading: PIC/S, ISPE, PDA, ICH titles) without a heading; "
             "no guidance content"}},
+    "fresh21": {"seed": 20261212, "prefix": "ph-b",
+                "exclude": _earlier(20),
+                "manual_skip": {
+        (_IMPD, 1): _IMPD_TITLE,
+        (_IMPD, 37): _SM_NSM,
+        (_IMPD, 38): _SM_NSM,
+        (_IMPD, 39): _SM_NSM,
+        (_IMPD, 40): _SM_NSM,
+        (_IMPD, 41): _SM_NSM,
+        ("eu_gmp/2014-08_gmp_part1.pdf", 1):
+            "title page (revision status, reasons for changes and coming-into-operation date) "
+            "only; no guidance content",
+        ("eu_gmp/2015-10_annex15.pdf", 1): _EU_TITLE,
+        ("eu_gmp/chapter4_01-2011_en.pdf", 1): _EU_TITLE,
+        ("eu_gmp/chapter_5.pdf", 1): _EU_TITLE,
+        ("eu_gmp/vol4-chap7_2012-06_en.pdf", 1): _EU_TITLE,
+        ("fda/21 Code of Federal Regulations_210_211.pdf", 5): _PART211_TOC,
+        ("fda/Analytical-Procedures-and-Methods-Validation-for-Drugs-and-Biologics.pdf", 2):
+            "title page (office addresses, telephone numbers, URLs, issue date) only",
+        ("ich/Q12_Annexes_Step4_2019_1119.pdf", 2): "document history table and copyright "
+                                                    "legal notice only; no guidance content",
+        ("ich/Q12_Guideline_Step4_2019_1119.pdf", 2): "document history table and copyright "
+                                                      "legal notice only; no guidance content",
+        (_MHRA, 21): _MHRA_REFS,
+        ("pic_s/PI 011-3 Recommendation on Computerised Systems.pdf", 45):
+            "reference list (ISO/IEEE/BS standards and guidance titles) without a heading; "
+            "no guidance content",
+        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 7): _CHECKLIST}},
 }
 PAGES = 26
 
