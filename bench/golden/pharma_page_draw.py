@@ -44,6 +44,37 @@ _PART211_TOC = ("table of contents of Part 211 (section numbers and titles) only
                 "content")
 _EU_TITLE = ("title page (legal basis, revision status, reasons for changes and "
              "coming-into-operation date) only; no guidance content")
+# PDFs and reasons more than one set's manual_skip names
+_AIDE = "pic_s/pi-044-1-pics-gdp-aide-memoire.pdf"
+_PI011 = "pic_s/PI 011-3 Recommendation on Computerised Systems.pdf"
+_PART211 = "fda/21 Code of Federal Regulations_210_211.pdf"
+_ANALYTICAL = "fda/Analytical-Procedures-and-Methods-Validation-for-Drugs-and-Biologics.pdf"
+_ASEPTIC = "fda/Sterile-Drug-Products-Produced-by-Aseptic-Processing-—-cGMP.pdf"
+_DQST = "fda/DRUG QUALITY SAMPLING AND TESTING (DQST)- HUMAN DRUGS_7356.008.pdf"
+_Q12_ANNEXES = "ich/Q12_Annexes_Step4_2019_1119.pdf"
+_TRS1033 = "who/trs1033-annex4-guideline-on-data-integrity.pdf"
+_TRS957 = "who/trs957-annex5-who-good-distribution-practices-for-pharmaceutical-products.pdf"
+_TRS1010 = "who/trs1010-annex10-who-stability-testing-of-active-pharmaceutical-ingredients.pdf"
+_TRS986 = "who/trs986annex2.pdf"
+_FDA_TITLE = "title page (office addresses, telephone numbers, URLs, issue date) only"
+_PI011_REFS = ("reference list (ISO/IEEE/BS standards and guidance titles) without a heading; no "
+               "guidance content")
+_HISTORY_NOTICE = "document history table and copyright legal notice only; no guidance content"
+_HISTORY = "document history table (steps and dates) only; no running text"
+_CONTACTS = "program contacts list (names, telephone numbers, e-mails) only; no guidance content"
+_TOC = ("table of contents (section titles and page numbers without dot leaders) only; no "
+        "guidance content")
+_Q12_RANGES = ("table of ranges and reporting categories per approach (three columns) with no "
+               "running text; column membership lost in extracted text")
+_TRS1033_REFS = ("reference list (further reading: PIC/S, ISPE, PDA, ICH titles) without a "
+                 "heading; no guidance content")
+_PART1_TOC = ("table of contents (section titles without dot leaders or page numbers) only; no "
+              "guidance content")
+_TRS957_REFS = "reference list (WHO Technical Report Series titles) only; no guidance content"
+_ASEPTIC_REFS = ("reference list (standards, articles and technical reports) only; no guidance "
+                 "content")
+_TITLE_TOC = ("title and table of contents (section titles and page numbers without dot leaders) "
+              "only; no guidance content")
 
 
 def _earlier(last: int) -> list[str]:
@@ -51,260 +82,185 @@ def _earlier(last: int) -> list[str]:
     return [f"pharma_fresh{n}.jsonl" for n in range(6, last + 1)]
 
 
+def _pages(pdf: str, reason: str, *pages: int) -> dict[tuple[str, int], str]:
+    """manual_skip entries: ``pages`` of ``pdf``, each skipped for ``reason``."""
+    return {(pdf, page): reason for page in pages}
+
+
 SETS = {
-    "fresh6": {"seed": 20261127, "prefix": "ph-f", "exclude": None, "manual_skip": {
-        (_IMPD, 38): _SM_NSM,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 9): _CHECKLIST,
-        ("who/trs1010-annex10-who-stability-testing-of-active-pharmaceutical-ingredients.pdf",
-         34): "reference list"}},
+    "fresh6": {"seed": 20261127, "prefix": "ph-f", "exclude": None,
+        "manual_skip": {
+            (_IMPD, 38): _SM_NSM,
+            (_AIDE, 9): _CHECKLIST,
+            (_TRS1010, 34): "reference list",
+        }},
     "fresh7": {"seed": 20261128, "prefix": "ph-g", "exclude": "pharma_fresh6.jsonl",
-               "manual_skip": {
-        (_IMPD, 1): _IMPD_TITLE,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 12): _CHECKLIST}},
-    "fresh8": {"seed": 20261129, "prefix": "ph-h",
-               "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl"], "manual_skip": {
-        ("ich/Q12_Annexes_Step4_2019_1119.pdf", 2): "document history table and copyright "
-                                                    "legal notice only; no guidance content",
-        ("ich/Q8.pdf", 2): "document history table (steps and dates) only; no running text"}},
-    "fresh9": {"seed": 20261130, "prefix": "ph-i",
-               "exclude": ["pharma_fresh6.jsonl", "pharma_fresh7.jsonl", "pharma_fresh8.jsonl"],
-               "manual_skip": {
-        (_IMPD, 38): _SM_NSM,
-        (_IMPD, 41): _SM_NSM,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 11): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 22): _CHECKLIST,
-        ("fda/DRUG QUALITY SAMPLING AND TESTING (DQST)- HUMAN DRUGS_7356.008.pdf", 16):
-            "program contacts list (names, telephone numbers, e-mails) only; no guidance content"}},
-    "fresh10": {"seed": 20261201, "prefix": "ph-k",
-                "exclude": _earlier(9),
-                "manual_skip": {
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 12): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 15): _CHECKLIST,
-        ("who/trs986annex2.pdf", 2): "table of contents (section titles and page numbers "
-                                     "without dot leaders) only; no guidance content",
-        ("fda/Process-Validation--General-Principles-and-Practices.pdf", 2):
-            "title page (office addresses, telephone numbers, URLs, issue date) only"}},
-    "fresh11": {"seed": 20261202, "prefix": "ph-l",
-                "exclude": _earlier(10),
-                "manual_skip": {
-        (_IMPD, 1): _IMPD_TITLE,
-        (_IMPD, 40): _SM_NSM,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 10): _CHECKLIST}},
-    "fresh12": {"seed": 20261203, "prefix": "ph-o",
-                "exclude": _earlier(11),
-                "manual_skip": {
-        (_IMPD, 41): _SM_NSM,
-        ("ich/Q12_Annexes_Step4_2019_1119.pdf", 15): "table of ranges and reporting categories "
-                                                     "per approach (three columns) with no running "
-                                                     "text; column membership lost in extracted text",
-        ("ich/Q12_Guideline_Step4_2019_1119.pdf", 29): "established conditions table (CTD section, "
-                                                       "title, notes columns) with no running text; "
-                                                       "column membership lost in extracted text",
-        ("fda/DRUG QUALITY SAMPLING AND TESTING (DQST)- HUMAN DRUGS_7356.008.pdf", 16):
-            "program contacts list (names, telephone numbers, e-mails) only; no guidance content"}},
-    "fresh13": {"seed": 20261204, "prefix": "ph-q",
-                "exclude": _earlier(12),
-                "manual_skip": {
-        (_IMPD, 1): _IMPD_TITLE,
-        ("pic_s/PI 011-3 Recommendation on Computerised Systems.pdf", 45):
-            "reference list (ISO/IEEE/BS standards and guidance titles) without a heading; "
-            "no guidance content"}},
-    "fresh14": {"seed": 20261205, "prefix": "ph-s",
-                "exclude": _earlier(13),
-                "manual_skip": {
-        (_IMPD, 41): _SM_NSM,
-        ("eu_gmp/2014-08_gmp_part1.pdf", 3): "table of contents (section titles without dot "
-                                             "leaders or page numbers) only; no guidance content",
-        (_MHRA, 21): _MHRA_REFS,
-        ("pic_s/PI 011-3 Recommendation on Computerised Systems.pdf", 45):
-            "reference list (ISO/IEEE/BS standards and guidance titles) without a heading; "
-            "no guidance content",
-        ("who/trs957-annex5-who-good-distribution-practices-for-pharmaceutical-products.pdf",
-         30): "reference list (WHO Technical Report Series titles) only; no guidance content"}},
-    "fresh15": {"seed": 20261206, "prefix": "ph-t",
-                "exclude": _earlier(14),
-                "manual_skip": {
-        (_IMPD, 41): _SM_NSM,
-        (_MHRA, 21): _MHRA_REFS,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 9): _CHECKLIST,
-        ("who/trs1033-annex4-guideline-on-data-integrity.pdf", 19):
-            "reference list (further reading: PIC/S, ISPE, PDA, ICH titles) without a heading; "
-            "no guidance content",
-        ("ich/Q8(R2) Guideline.pdf", 2): "document history table (steps and dates) only; no "
-                                         "running text"}},
-    "fresh16": {"seed": 20261207, "prefix": "ph-v",
-                "exclude": _earlier(15),
-                "manual_skip": {
-        (_IMPD, 1): _IMPD_TITLE,
-        (_IMPD, 37): _SM_NSM,
-        (_IMPD, 40): _SM_NSM,
-        (_IMPD, 41): _SM_NSM,
-        ("fda/21 Code of Federal Regulations_210_211.pdf", 4): _PART211_TOC,
-        ("fda/Analytical-Procedures-and-Methods-Validation-for-Drugs-and-Biologics.pdf", 2):
-            "title page (office addresses, telephone numbers, URLs, issue date) only",
-        ("fda/Investigating OOS Test Results.pdf", 2):
-            "title page (office address, telephone numbers, URL, issue date) only",
-        ("ich/Q12_Annexes_Step4_2019_1119.pdf", 6): "table of ranges and reporting categories "
-                                                    "per approach (three columns) with no running "
-                                                    "text; column membership lost in extracted text",
-        (_MHRA, 21): _MHRA_REFS,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 9): _CHECKLIST,
-        ("pic_s/PI 011-3 Recommendation on Computerised Systems.pdf", 53):
-            "list of abbreviations (acronyms and their expansions) only; no guidance content",
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 18): _CHECKLIST,
-        ("who/trs1033-annex4-guideline-on-data-integrity.pdf", 19):
-            "reference list (further reading: PIC/S, ISPE, PDA, ICH titles) without a heading; "
-            "no guidance content"}},
-    "fresh17": {"seed": 20261208, "prefix": "ph-w",
-                "exclude": _earlier(16),
-                "manual_skip": {
-        (_IMPD, 1): _IMPD_TITLE,
-        (_IMPD, 37): _SM_NSM,
-        (_IMPD, 38): _SM_NSM,
-        (_IMPD, 40): _SM_NSM,
-        ("eu_gmp/chapter_5.pdf", 1):
-            "title page (legal basis, revision status, reasons for changes and "
-            "coming-into-operation date) only; no guidance content",
-        ("eu_gmp/2014-11_vol4_chapter_6.pdf", 1):
-            "title page (legal basis, revision status and coming-into-operation date) only; "
-            "no guidance content",
-        ("fda/21 Code of Federal Regulations_210_211.pdf", 4): _PART211_TOC,
-        ("fda/21 Code of Federal Regulations_210_211.pdf", 5): _PART211_TOC,
-        ("fda/Analytical-Procedures-and-Methods-Validation-for-Drugs-and-Biologics.pdf", 16):
-            "reference list (section X References, FDA guidance titles and dates) only; no "
-            "guidance content",
-        ("fda/Data Integrity and Compliance_cGMP.pdf", 2):
-            "title page (office addresses, telephone numbers, URLs, issue date) only",
-        ("fda/Sterile-Drug-Products-Produced-by-Aseptic-Processing-—-cGMP.pdf", 58):
-            "reference list (standards, articles and technical reports) only; no guidance content",
-        ("fda/guidance-computer-software-assurance-production-quality-system.pdf", 2):
-            "preface (public comment docket, additional-copies addresses and contacts) only",
-        (_MHRA, 21): _MHRA_REFS,
-        ("ich/ICH_Q2(R2)_Guideline_2023_1130_ErrorCorrection_2025.pdf", 2):
-            "document history table (codes, steps and dates) and copyright legal notice only; "
-            "no guidance content",
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 6): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 8): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 10): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 17): _CHECKLIST,
-        ("who/trs1010-annex10-who-stability-testing-of-active-pharmaceutical-ingredients.pdf",
-         3): "table of contents (section titles and page numbers without dot leaders) only; "
-             "no guidance content",
-        ("who/trs1033-annex4-guideline-on-data-integrity.pdf", 1):
-            "title and table of contents (section titles and page numbers without dot leaders) "
-            "only; no guidance content",
-        ("who/trs957-annex5-who-good-distribution-practices-for-pharmaceutical-products.pdf",
-         30): "reference list (WHO Technical Report Series titles) only; no guidance content"}},
-    "fresh18": {"seed": 20261209, "prefix": "ph-x",
-                "exclude": _earlier(17),
-                "manual_skip": {
-        (_IMPD, 1): _IMPD_TITLE,
-        (_IMPD, 37): _SM_NSM,
-        (_IMPD, 38): _SM_NSM,
-        (_IMPD, 41): _SM_NSM,
-        (_MHRA, 21): _MHRA_REFS,
-        ("pic_s/PI 011-3 Recommendation on Computerised Systems.pdf", 45):
-            "reference list (ISO/IEEE/BS standards and guidance titles) without a heading; "
-            "no guidance content",
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 7): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 12): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 15): _CHECKLIST}},
-    "fresh19": {"seed": 20261210, "prefix": "ph-y",
-                "exclude": _earlier(18),
-                "manual_skip": {
-        (_IMPD, 1): _IMPD_TITLE,
-        (_IMPD, 37): _SM_NSM,
-        (_IMPD, 38): _SM_NSM,
-        (_IMPD, 39): _SM_NSM,
-        (_IMPD, 40): _SM_NSM,
-        (_IMPD, 41): _SM_NSM,
-        ("eu_gmp/2014-08_gmp_part1.pdf", 2): "table of contents (section titles without dot "
-                                             "leaders or page numbers) only; no guidance content",
-        ("eu_gmp/chapter_5.pdf", 1): _EU_TITLE,
-        ("eu_gmp/2015-10_annex15.pdf", 1): _EU_TITLE,
-        ("eu_gmp/vol4-chap7_2012-06_en.pdf", 1): _EU_TITLE,
-        ("fda/21 Code of Federal Regulations_210_211.pdf", 4): _PART211_TOC,
-        ("fda/DRUG QUALITY SAMPLING AND TESTING (DQST)- HUMAN DRUGS_7356.008.pdf", 16):
-            "program contacts list (names, telephone numbers, e-mails) only; no guidance content",
-        ("fda/guidance-computer-software-assurance-production-quality-system.pdf", 1):
-            "title page (issue date, superseded version and contact telephone numbers/e-mails) "
-            "only; no guidance content",
-        ("ich/Q8.pdf", 2): "document history table (steps and dates) only; no running text",
-        (_MHRA, 21): _MHRA_REFS,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 5): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 12): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 13): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 16): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 17): _CHECKLIST,
-        ("who/trs986annex2.pdf", 1): "title and table of contents (section titles and page "
-                                     "numbers without dot leaders) only; no guidance content"}},
-    "fresh20": {"seed": 20261211, "prefix": "ph-z",
-                "exclude": _earlier(19),
-                "manual_skip": {
-        (_IMPD, 1): _IMPD_TITLE,
-        (_IMPD, 37): _SM_NSM,
-        (_IMPD, 38): _SM_NSM,
-        (_IMPD, 39): _SM_NSM,
-        (_IMPD, 40): _SM_NSM,
-        (_IMPD, 41): _SM_NSM,
-        ("eu_gmp/2015-10_annex15.pdf", 1): _EU_TITLE,
-        ("eu_gmp/chapter4_01-2011_en.pdf", 1): _EU_TITLE,
-        ("eu_gmp/v4_an16_201510_en.pdf", 1): _EU_TITLE,
-        ("eu_gmp/vol4-chap7_2012-06_en.pdf", 1): _EU_TITLE,
-        ("fda/Analytical-Procedures-and-Methods-Validation-for-Drugs-and-Biologics.pdf", 2):
-            "title page (office addresses, telephone numbers, URLs, issue date) only",
-        ("fda/Analytical-Procedures-and-Methods-Validation-for-Drugs-and-Biologics.pdf", 17):
-            "reference list (ICH guidance titles and dates, USP general chapters) only; no "
-            "guidance content",
-        ("fda/Sterile-Drug-Products-Produced-by-Aseptic-Processing-—-cGMP.pdf", 58):
-            "reference list (standards, articles and technical reports) only; no guidance content",
-        ("fda/Sterile-Drug-Products-Produced-by-Aseptic-Processing-—-cGMP.pdf", 59):
-            "list of relevant FDA guidance document titles only; no guidance content",
-        ("fda/Final GFI BIMO Processes and Practices -- 12-17-25.pdf", 3):
-            "title page (office address, issuing offices and centers, issue date) only",
-        ("fda/Process-Validation--General-Principles-and-Practices.pdf", 2):
-            "title page (office addresses, telephone numbers, URLs, issue date) only",
-        ("ich/Q12_Annexes_Step4_2019_1119.pdf", 15): "table of ranges and reporting categories "
-                                                     "per approach (three columns) with no running "
-                                                     "text; column membership lost in extracted text",
-        (_MHRA, 21): _MHRA_REFS,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 6): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 10): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 13): _CHECKLIST,
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 15): _CHECKLIST,
-        ("who/trs986annex2.pdf", 2): "table of contents (section titles and page numbers "
-                                     "without dot leaders) only; no guidance content",
-        ("who/trs1033-annex4-guideline-on-data-integrity.pdf", 19):
-            "reference list (further reading: PIC/S, ISPE, PDA, ICH titles) without a heading; "
-            "no guidance content"}},
-    "fresh21": {"seed": 20261212, "prefix": "ph-b",
-                "exclude": _earlier(20),
-                "manual_skip": {
-        (_IMPD, 1): _IMPD_TITLE,
-        (_IMPD, 37): _SM_NSM,
-        (_IMPD, 38): _SM_NSM,
-        (_IMPD, 39): _SM_NSM,
-        (_IMPD, 40): _SM_NSM,
-        (_IMPD, 41): _SM_NSM,
-        ("eu_gmp/2014-08_gmp_part1.pdf", 1):
-            "title page (revision status, reasons for changes and coming-into-operation date) "
-            "only; no guidance content",
-        ("eu_gmp/2015-10_annex15.pdf", 1): _EU_TITLE,
-        ("eu_gmp/chapter4_01-2011_en.pdf", 1): _EU_TITLE,
-        ("eu_gmp/chapter_5.pdf", 1): _EU_TITLE,
-        ("eu_gmp/vol4-chap7_2012-06_en.pdf", 1): _EU_TITLE,
-        ("fda/21 Code of Federal Regulations_210_211.pdf", 5): _PART211_TOC,
-        ("fda/Analytical-Procedures-and-Methods-Validation-for-Drugs-and-Biologics.pdf", 2):
-            "title page (office addresses, telephone numbers, URLs, issue date) only",
-        ("ich/Q12_Annexes_Step4_2019_1119.pdf", 2): "document history table and copyright "
-                                                    "legal notice only; no guidance content",
-        ("ich/Q12_Guideline_Step4_2019_1119.pdf", 2): "document history table and copyright "
-                                                      "legal notice only; no guidance content",
-        (_MHRA, 21): _MHRA_REFS,
-        ("pic_s/PI 011-3 Recommendation on Computerised Systems.pdf", 45):
-            "reference list (ISO/IEEE/BS standards and guidance titles) without a heading; "
-            "no guidance content",
-        ("pic_s/pi-044-1-pics-gdp-aide-memoire.pdf", 7): _CHECKLIST}},
+        "manual_skip": {
+            (_IMPD, 1): _IMPD_TITLE,
+            (_AIDE, 12): _CHECKLIST,
+        }},
+    "fresh8": {"seed": 20261129, "prefix": "ph-h", "exclude": _earlier(7),
+        "manual_skip": {
+            (_Q12_ANNEXES, 2): _HISTORY_NOTICE,
+            ("ich/Q8.pdf", 2): _HISTORY,
+        }},
+    "fresh9": {"seed": 20261130, "prefix": "ph-i", "exclude": _earlier(8),
+        "manual_skip": {
+            **_pages(_IMPD, _SM_NSM, 38, 41),
+            **_pages(_AIDE, _CHECKLIST, 11, 22),
+            (_DQST, 16): _CONTACTS,
+        }},
+    "fresh10": {"seed": 20261201, "prefix": "ph-k", "exclude": _earlier(9),
+        "manual_skip": {
+            **_pages(_AIDE, _CHECKLIST, 12, 15),
+            (_TRS986, 2): _TOC,
+            ("fda/Process-Validation--General-Principles-and-Practices.pdf", 2): _FDA_TITLE,
+        }},
+    "fresh11": {"seed": 20261202, "prefix": "ph-l", "exclude": _earlier(10),
+        "manual_skip": {
+            (_IMPD, 1): _IMPD_TITLE,
+            (_IMPD, 40): _SM_NSM,
+            (_AIDE, 10): _CHECKLIST,
+        }},
+    "fresh12": {"seed": 20261203, "prefix": "ph-o", "exclude": _earlier(11),
+        "manual_skip": {
+            (_IMPD, 41): _SM_NSM,
+            (_Q12_ANNEXES, 15): _Q12_RANGES,
+            ("ich/Q12_Guideline_Step4_2019_1119.pdf", 29):
+                "established conditions table (CTD section, title, notes columns) with no running "
+                "text; column membership lost in extracted text",
+            (_DQST, 16): _CONTACTS,
+        }},
+    "fresh13": {"seed": 20261204, "prefix": "ph-q", "exclude": _earlier(12),
+        "manual_skip": {
+            (_IMPD, 1): _IMPD_TITLE,
+            (_PI011, 45): _PI011_REFS,
+        }},
+    "fresh14": {"seed": 20261205, "prefix": "ph-s", "exclude": _earlier(13),
+        "manual_skip": {
+            (_IMPD, 41): _SM_NSM,
+            ("eu_gmp/2014-08_gmp_part1.pdf", 3): _PART1_TOC,
+            (_MHRA, 21): _MHRA_REFS,
+            (_PI011, 45): _PI011_REFS,
+            (_TRS957, 30): _TRS957_REFS,
+        }},
+    "fresh15": {"seed": 20261206, "prefix": "ph-t", "exclude": _earlier(14),
+        "manual_skip": {
+            (_IMPD, 41): _SM_NSM,
+            (_MHRA, 21): _MHRA_REFS,
+            (_AIDE, 9): _CHECKLIST,
+            (_TRS1033, 19): _TRS1033_REFS,
+            ("ich/Q8(R2) Guideline.pdf", 2): _HISTORY,
+        }},
+    "fresh16": {"seed": 20261207, "prefix": "ph-v", "exclude": _earlier(15),
+        "manual_skip": {
+            (_IMPD, 1): _IMPD_TITLE,
+            **_pages(_IMPD, _SM_NSM, 37, 40, 41),
+            (_PART211, 4): _PART211_TOC,
+            (_ANALYTICAL, 2): _FDA_TITLE,
+            ("fda/Investigating OOS Test Results.pdf", 2):
+                "title page (office address, telephone numbers, URL, issue date) only",
+            (_Q12_ANNEXES, 6): _Q12_RANGES,
+            (_MHRA, 21): _MHRA_REFS,
+            **_pages(_AIDE, _CHECKLIST, 9, 18),
+            (_PI011, 53):
+                "list of abbreviations (acronyms and their expansions) only; no guidance content",
+            (_TRS1033, 19): _TRS1033_REFS,
+        }},
+    "fresh17": {"seed": 20261208, "prefix": "ph-w", "exclude": _earlier(16),
+        "manual_skip": {
+            (_IMPD, 1): _IMPD_TITLE,
+            **_pages(_IMPD, _SM_NSM, 37, 38, 40),
+            ("eu_gmp/chapter_5.pdf", 1): _EU_TITLE,
+            ("eu_gmp/2014-11_vol4_chapter_6.pdf", 1):
+                "title page (legal basis, revision status and coming-into-operation date) only; "
+                "no guidance content",
+            **_pages(_PART211, _PART211_TOC, 4, 5),
+            (_ANALYTICAL, 16):
+                "reference list (section X References, FDA guidance titles and dates) only; no "
+                "guidance content",
+            ("fda/Data Integrity and Compliance_cGMP.pdf", 2): _FDA_TITLE,
+            (_ASEPTIC, 58): _ASEPTIC_REFS,
+            ("fda/guidance-computer-software-assurance-production-quality-system.pdf", 2):
+                "preface (public comment docket, additional-copies addresses and contacts) only",
+            (_MHRA, 21): _MHRA_REFS,
+            ("ich/ICH_Q2(R2)_Guideline_2023_1130_ErrorCorrection_2025.pdf", 2):
+                "document history table (codes, steps and dates) and copyright legal notice only; "
+                "no guidance content",
+            **_pages(_AIDE, _CHECKLIST, 6, 8, 10, 17),
+            (_TRS1010, 3): _TOC,
+            (_TRS1033, 1): _TITLE_TOC,
+            (_TRS957, 30): _TRS957_REFS,
+        }},
+    "fresh18": {"seed": 20261209, "prefix": "ph-x", "exclude": _earlier(17),
+        "manual_skip": {
+            (_IMPD, 1): _IMPD_TITLE,
+            **_pages(_IMPD, _SM_NSM, 37, 38, 41),
+            (_MHRA, 21): _MHRA_REFS,
+            (_PI011, 45): _PI011_REFS,
+            **_pages(_AIDE, _CHECKLIST, 7, 12, 15),
+        }},
+    "fresh19": {"seed": 20261210, "prefix": "ph-y", "exclude": _earlier(18),
+        "manual_skip": {
+            (_IMPD, 1): _IMPD_TITLE,
+            **_pages(_IMPD, _SM_NSM, 37, 38, 39, 40, 41),
+            ("eu_gmp/2014-08_gmp_part1.pdf", 2): _PART1_TOC,
+            ("eu_gmp/chapter_5.pdf", 1): _EU_TITLE,
+            ("eu_gmp/2015-10_annex15.pdf", 1): _EU_TITLE,
+            ("eu_gmp/vol4-chap7_2012-06_en.pdf", 1): _EU_TITLE,
+            (_PART211, 4): _PART211_TOC,
+            (_DQST, 16): _CONTACTS,
+            ("fda/guidance-computer-software-assurance-production-quality-system.pdf", 1):
+                "title page (issue date, superseded version and contact telephone "
+                "numbers/e-mails) only; no guidance content",
+            ("ich/Q8.pdf", 2): _HISTORY,
+            (_MHRA, 21): _MHRA_REFS,
+            **_pages(_AIDE, _CHECKLIST, 5, 12, 13, 16, 17),
+            (_TRS986, 1): _TITLE_TOC,
+        }},
+    "fresh20": {"seed": 20261211, "prefix": "ph-z", "exclude": _earlier(19),
+        "manual_skip": {
+            (_IMPD, 1): _IMPD_TITLE,
+            **_pages(_IMPD, _SM_NSM, 37, 38, 39, 40, 41),
+            ("eu_gmp/2015-10_annex15.pdf", 1): _EU_TITLE,
+            ("eu_gmp/chapter4_01-2011_en.pdf", 1): _EU_TITLE,
+            ("eu_gmp/v4_an16_201510_en.pdf", 1): _EU_TITLE,
+            ("eu_gmp/vol4-chap7_2012-06_en.pdf", 1): _EU_TITLE,
+            (_ANALYTICAL, 2): _FDA_TITLE,
+            (_ANALYTICAL, 17):
+                "reference list (ICH guidance titles and dates, USP general chapters) only; no "
+                "guidance content",
+            (_ASEPTIC, 58): _ASEPTIC_REFS,
+            (_ASEPTIC, 59):
+                "list of relevant FDA guidance document titles only; no guidance content",
+            ("fda/Final GFI BIMO Processes and Practices -- 12-17-25.pdf", 3):
+                "title page (office address, issuing offices and centers, issue date) only",
+            ("fda/Process-Validation--General-Principles-and-Practices.pdf", 2): _FDA_TITLE,
+            (_Q12_ANNEXES, 15): _Q12_RANGES,
+            (_MHRA, 21): _MHRA_REFS,
+            **_pages(_AIDE, _CHECKLIST, 6, 10, 13, 15),
+            (_TRS986, 2): _TOC,
+            (_TRS1033, 19): _TRS1033_REFS,
+        }},
+    "fresh21": {"seed": 20261212, "prefix": "ph-b", "exclude": _earlier(20),
+        "manual_skip": {
+            (_IMPD, 1): _IMPD_TITLE,
+            **_pages(_IMPD, _SM_NSM, 37, 38, 39, 40, 41),
+            ("eu_gmp/2014-08_gmp_part1.pdf", 1):
+                "title page (revision status, reasons for changes and coming-into-operation date) "
+                "only; no guidance content",
+            ("eu_gmp/2015-10_annex15.pdf", 1): _EU_TITLE,
+            ("eu_gmp/chapter4_01-2011_en.pdf", 1): _EU_TITLE,
+            ("eu_gmp/chapter_5.pdf", 1): _EU_TITLE,
+            ("eu_gmp/vol4-chap7_2012-06_en.pdf", 1): _EU_TITLE,
+            (_PART211, 5): _PART211_TOC,
+            (_ANALYTICAL, 2): _FDA_TITLE,
+            (_Q12_ANNEXES, 2): _HISTORY_NOTICE,
+            ("ich/Q12_Guideline_Step4_2019_1119.pdf", 2): _HISTORY_NOTICE,
+            (_MHRA, 21): _MHRA_REFS,
+            (_PI011, 45): _PI011_REFS,
+            (_AIDE, 7): _CHECKLIST,
+        }},
 }
 PAGES = 26
 
