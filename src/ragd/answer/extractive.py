@@ -209,8 +209,8 @@ def synthesize(question_terms: Sequence[str], weight: Mapping[str, float],
         order = sorted(range(len(rows)), key=lambda i: -rows[i][4])[:shortlist]
         # (a sentence defining what the question asks about is read by the model wherever
         # its passage stands: in a glossary every entry names the subject's words)
-        listed_rows = set(order)
-        order += [i for i in range(len(rows)) if i not in listed_rows
+        shortlisted = set(order)
+        order += [i for i in range(len(rows)) if i not in shortlisted
                   and _defines_any(rows[i][1], define)]
         for i, value in zip(order, similarity(texts(order))):
             sims[i] = float(value)
